@@ -1,0 +1,104 @@
+// dtsim command line: a thin front end over dtsim_core.
+//   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE]
+//   dtsim validate RUNS.yaml [--topologies DIR]
+// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 1 internal failure.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "atomic_file.hpp"
+#include "chrome_trace.hpp"
+#include "input_error.hpp"
+#include "report.hpp"
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+#include "validation.hpp"
+
+namespace fs = std::filesystem;
+using namespace dtsim;
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+
+const fs::path kSourceDir = DTSIM_SOURCE_DIR;
+const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
+
+void write_output(const std::string& flag, const fs::path& path, const std::string& content) {
+  if (!write_file_atomically(path, content))
+    throw InputError({"<command line>", 0, flag, "a writable file path", path.string()});
+}
+
+int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
+                const std::string& calibration_file) {
+  Scenario scenario = load_scenario(scenario_file);
+  if (!calibration_file.empty()) {
+    if (!fs::exists(calibration_file))
+      throw InputError({"<command line>", 0, "--calibration", "an existing file", calibration_file});
+    scenario.calibration_file = calibration_file;
+  }
+  SimulationOptions options;
+  options.record_trace = !trace_file.empty();
+  const SimulationResult result = simulate(scenario, options);
+  const Report report = make_report(scenario, result);
+  std::cout << format_report_text(report);
+  if (!json_file.empty()) write_output("--json", json_file, report_to_json(report).dump(2) + "\n");
+  if (!trace_file.empty()) {
+    write_output("--trace", trace_file,
+                 chrome_trace_json(result.engine, scenario.parallelism, scenario.cluster.topology.node.gpus));
+    std::cout << fmt::format("trace written to {} (open in ui.perfetto.dev)\n", trace_file);
+  }
+  return 0;
+}
+
+int validate_command(const fs::path& runs_file, const fs::path& topologies_dir) {
+  const ValidationSummary summary = validate_published_runs(runs_file, topologies_dir);
+  std::cout << format_validation_table(summary);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dtsim: predict the iteration time of distributed training on a cluster"};
+  app.require_subcommand(1);
+
+  std::string scenario_file = kDefaultScenario.string(), json_file, trace_file, calibration_file;
+  CLI::App* run = app.add_subcommand("run", "simulate one training iteration of a scenario");
+  run->add_option("scenario", scenario_file, "scenario YAML (default: scenarios/gpt3-175b-1024-a100.yaml)");
+  run->add_option("--json", json_file, "also write the report as JSON to this file");
+  run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (one track per GPU) to this file");
+  run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
+
+  std::string runs_file, topologies_dir = (kSourceDir / "topologies").string();
+  CLI::App* validate = app.add_subcommand("validate", "compare predictions with published measured runs");
+  validate->add_option("runs", runs_file, "published-runs YAML")->required();
+  validate->add_option("--topologies", topologies_dir, "folder of topology files");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << fmt::format("dtsim: error: command line: {}\n", e.what());
+    return kExitBadInput;
+  }
+
+  try {
+    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file);
+    if (*validate) return validate_command(runs_file, topologies_dir);
+  } catch (const InputError& e) {
+    std::cerr << "dtsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const YAML::Exception& e) {
+    std::cerr << fmt::format("dtsim: error: line {}: {}\n", e.mark.line + 1, e.msg);
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "dtsim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

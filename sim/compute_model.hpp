@@ -1,0 +1,32 @@
+#pragma once
+// Roofline time of one operator on one GPU:
+//   time = max(flops / (peak * eff.compute), bytes / (hbm_bw * eff.memory)).
+#include "device_spec.hpp"
+#include "efficiency_defaults.hpp"
+
+namespace dtsim {
+
+struct Operator {
+  const char* name;  // "qkv_gemm", "attention_scores", ...
+  OperatorKind kind;
+  double flops = 0;  // matmul FLOPs only (elementwise work is memory-bound and not counted, as in
+                     // the 72*B*s*l*h^2 convention)
+  double bytes = 0;  // HBM bytes read + written
+};
+
+class ComputeModel {
+ public:
+  ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies);
+
+  double time_s(const Operator& op) const;
+  double peak_flops() const { return peak_flops_; }
+  const DeviceSpec& device() const { return device_; }
+  const EfficiencyTable& efficiencies() const { return eff_; }
+
+ private:
+  const DeviceSpec& device_;
+  double peak_flops_;
+  EfficiencyTable eff_;
+};
+
+}  // namespace dtsim

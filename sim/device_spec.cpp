@@ -1,0 +1,65 @@
+#include "device_spec.hpp"
+
+namespace dtsim {
+
+namespace {
+constexpr double T = 1e12;
+constexpr double GB = 1e9;
+
+const std::vector<DeviceSpec>& all_devices() {
+  static const std::vector<DeviceSpec> devices = {
+      // NVIDIA A100 Tensor Core GPU datasheet (2021, SXM column): BF16/FP16 312 TFLOP/s dense,
+      // TF32 156 TFLOP/s dense, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3 600 GB/s bidirectional.
+      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM", 312 * T, 312 * T, 0, 156 * T, 40 * GB, 1555 * GB, 300 * GB},
+      // Same datasheet, 80GB SXM column: 80GB HBM2e at 2,039 GB/s.
+      {"a100-80gb-sxm", "NVIDIA A100 80GB SXM", 312 * T, 312 * T, 0, 156 * T, 80 * GB, 2039 * GB, 300 * GB},
+      // NVIDIA H100 Tensor Core GPU datasheet (SXM column; sparse figures halved): BF16/FP16 989.4,
+      // FP8 1,978.9, TF32 494.7 TFLOP/s dense; 80GB HBM3 at 3.35 TB/s; NVLink4 900 GB/s bidirectional.
+      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 80 * GB, 3350 * GB,
+       450 * GB},
+      // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM;
+      // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional.
+      {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 141 * GB, 4800 * GB,
+       450 * GB},
+      // NVIDIA DGX B200 datasheet (per GPU = system / 8; sparse figures halved): FP8 72 PFLOP/s
+      // training per system -> 4.5 PFLOP/s dense FP8, 2.25 PFLOP/s dense BF16/FP16, 1.1 PFLOP/s
+      // dense TF32; 1,440 GB HBM3e at 64 TB/s -> 180 GB at 8 TB/s; NVLink5 1.8 TB/s bidirectional.
+      {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 180 * GB, 8000 * GB, 900 * GB},
+  };
+  return devices;
+}
+}  // namespace
+
+double DeviceSpec::peak_flops(Precision p) const {
+  switch (p) {
+    case Precision::bf16: return bf16_flops;
+    case Precision::fp16: return fp16_flops;
+    case Precision::fp8: return fp8_flops;
+    case Precision::fp32: return fp32_flops;
+  }
+  return 0;
+}
+
+const DeviceSpec* find_device(const std::string& id) {
+  for (const auto& d : all_devices())
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> device_ids() {
+  std::vector<std::string> ids;
+  for (const auto& d : all_devices()) ids.push_back(d.id);
+  return ids;
+}
+
+double element_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp8: return 1;  // fp8 GEMM inputs; activations between ops stay bf16 in practice
+    case Precision::bf16:
+    case Precision::fp16: return 2;
+    case Precision::fp32: return 4;
+  }
+  return 2;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,32 @@
+#pragma once
+// Datasheet numbers of the GPUs dtsim knows. Every value cites its source in device_spec.cpp.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct DeviceSpec {
+  std::string id;            // "a100-80gb-sxm"
+  std::string display_name;  // "NVIDIA A100 80GB SXM"
+  // Dense (no structured sparsity) tensor-core peak, FLOP/s. 0 = not supported.
+  double bf16_flops = 0;
+  double fp16_flops = 0;
+  double fp8_flops = 0;
+  double fp32_flops = 0;  // TF32 tensor-core rate: what fp32 matmuls run at
+  double hbm_bytes = 0;
+  double hbm_bw_Bps = 0;
+  double nvlink_bw_Bps = 0;  // per GPU, one direction (datasheet bidirectional figure / 2)
+
+  double peak_flops(Precision p) const;
+};
+
+const DeviceSpec* find_device(const std::string& id);
+std::vector<std::string> device_ids();
+
+// Bytes per element of activations and weights for a training precision.
+double element_bytes(Precision p);
+
+}  // namespace dtsim

@@ -1,0 +1,42 @@
+#pragma once
+// Executes a Workload on a SimGrid platform: one actor per GPU, mailboxes for every transfer
+// (DESIGN.md "Scale"). Must run inside a process whose SimGrid Engine already holds the platform.
+#include <cstdint>
+#include <vector>
+
+#include "../topologies/platform_builder.hpp"
+#include "program.hpp"
+
+namespace dtsim {
+
+// Where one GPU's time went. compute + communication + bubble + idle = iteration time.
+struct RankTimes {
+  double finish_s = 0;
+  double compute_s = 0;        // executing operators
+  double communication_s = 0;  // inside collectives and p2p transfers, waiting for peers included
+  double bubble_s = 0;         // waiting for a pipeline neighbour that has not sent yet
+};
+
+enum class SpanKind : uint8_t { compute, collective, p2p_transfer, bubble };
+const char* to_string(SpanKind k);
+
+struct TraceSpan {
+  int rank = 0;
+  SpanKind kind = SpanKind::compute;
+  Phase phase = Phase::forward;
+  int micro_batch = -1;
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct EngineResult {
+  double iteration_s = 0;
+  std::vector<RankTimes> ranks;
+  std::vector<TraceSpan> spans;  // only when asked for
+  int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
+};
+
+EngineResult run_engine(simgrid::s4u::Engine& engine, const Platform& platform, const Workload& workload,
+                        bool record_spans);
+
+}  // namespace dtsim

@@ -1,0 +1,13 @@
+#pragma once
+// Applies a scenario's what-if events to the SimGrid platform itself (speed and bandwidth
+// profiles, resources turned off), so their effect travels through collectives and pipelines.
+#include <vector>
+
+#include "../topologies/platform_builder.hpp"
+#include "scenario.hpp"
+
+namespace dtsim {
+
+void apply_events(const std::vector<Event>& events, Platform& platform);
+
+}  // namespace dtsim

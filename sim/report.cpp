@@ -1,0 +1,85 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+
+#include "device_spec.hpp"
+#include "transformer_ops.hpp"
+
+namespace dtsim {
+
+Report make_report(const Scenario& s, const SimulationResult& r) {
+  Report rep;
+  rep.scenario = s.name;
+  rep.gpu = s.cluster.gpu;
+  rep.gpus = s.gpu_count();
+  rep.micro_batches = s.micro_batches_per_replica();
+  rep.iteration_s = r.engine.iteration_s;
+  rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
+  rep.model_flops = model_flops_per_iteration(s);
+  rep.hardware_flops = hardware_flops_per_iteration(s);
+  rep.model_tflops_per_gpu = rep.model_flops / rep.iteration_s / rep.gpus / 1e12;
+  rep.hardware_tflops_per_gpu = rep.hardware_flops / rep.iteration_s / rep.gpus / 1e12;
+  rep.mfu = rep.model_tflops_per_gpu * 1e12 / find_device(s.cluster.gpu)->peak_flops(s.training.precision);
+  Breakdown& b = rep.mean_breakdown;
+  for (const RankTimes& t : r.engine.ranks) {
+    b.compute_s += t.compute_s;
+    b.communication_s += t.communication_s;
+    b.bubble_s += t.bubble_s;
+    b.idle_s += rep.iteration_s - (t.compute_s + t.communication_s + t.bubble_s);
+  }
+  const double n = double(r.engine.ranks.size());
+  b = {b.compute_s / n, b.communication_s / n, b.bubble_s / n, b.idle_s / n};
+  rep.efficiency_source = r.efficiency_source;
+  rep.simulated_activities = r.engine.activities;
+  rep.simulation_wall_s = r.simulation_wall_s;
+  return rep;
+}
+
+std::string format_report_text(const Report& r) {
+  auto pct = [&](double part) { return 100.0 * part / r.iteration_s; };
+  const Breakdown& b = r.mean_breakdown;
+  std::string out;
+  out += fmt::format("scenario            {}  ({} x {}, {} micro-batches per replica)\n", r.scenario, r.gpus, r.gpu,
+                     r.micro_batches);
+  out += fmt::format("iteration time      {:.4f} s\n", r.iteration_s);
+  out += fmt::format("throughput          {:.0f} tokens/s\n", r.tokens_per_s);
+  out += fmt::format("model TFLOP/s/GPU   {:.1f}  (hardware, with recompute: {:.1f})\n", r.model_tflops_per_gpu,
+                     r.hardware_tflops_per_gpu);
+  out += fmt::format("MFU                 {:.1f} %\n", 100 * r.mfu);
+  out += "breakdown (mean over GPUs)\n";
+  out += fmt::format("  compute                 {:9.4f} s  {:5.1f} %\n", b.compute_s, pct(b.compute_s));
+  out += fmt::format("  exposed communication   {:9.4f} s  {:5.1f} %\n", b.communication_s, pct(b.communication_s));
+  out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
+  out += fmt::format("  idle (waiting at end)   {:9.4f} s  {:5.1f} %\n", b.idle_s, pct(b.idle_s));
+  out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
+  out += fmt::format("rank folding        {}\n", r.folding);
+  out += fmt::format("simulated           {} activities in {:.2f} s wall\n", r.simulated_activities,
+                     r.simulation_wall_s);
+  return out;
+}
+
+nlohmann::json report_to_json(const Report& r) {
+  const Breakdown& b = r.mean_breakdown;
+  return {
+      {"scenario", r.scenario},
+      {"gpu", r.gpu},
+      {"gpus", r.gpus},
+      {"micro_batches_per_replica", r.micro_batches},
+      {"iteration_time_s", r.iteration_s},
+      {"tokens_per_s", r.tokens_per_s},
+      {"model_flops_per_iteration", r.model_flops},
+      {"hardware_flops_per_iteration", r.hardware_flops},
+      {"model_tflops_per_gpu", r.model_tflops_per_gpu},
+      {"hardware_tflops_per_gpu", r.hardware_tflops_per_gpu},
+      {"mfu", r.mfu},
+      {"breakdown_mean_s",
+       {{"compute", b.compute_s}, {"exposed_communication", b.communication_s}, {"pipeline_bubble", b.bubble_s},
+        {"idle", b.idle_s}}},
+      {"efficiency_source", r.efficiency_source},
+      {"rank_folding", r.folding},
+      {"simulated_activities", r.simulated_activities},
+      {"simulation_wall_s", r.simulation_wall_s},
+  };
+}
+
+}  // namespace dtsim

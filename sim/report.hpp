@@ -1,0 +1,41 @@
+#pragma once
+// Headline numbers of one simulated iteration, derived from the engine's per-rank times.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenario.hpp"
+#include "simulation.hpp"
+
+namespace dtsim {
+
+struct Breakdown {
+  double compute_s = 0;
+  double communication_s = 0;  // exposed: not hidden behind compute
+  double bubble_s = 0;
+  double idle_s = 0;  // finished early, waiting for the slowest rank
+};
+
+struct Report {
+  std::string scenario;
+  std::string gpu;
+  int gpus = 0;
+  int micro_batches = 0;
+  double iteration_s = 0;
+  double tokens_per_s = 0;
+  double model_flops = 0;               // per iteration, no recompute (72*B*s*l*h^2*... convention)
+  double hardware_flops = 0;            // per iteration, recompute included
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;                       // model FLOP/s per GPU / peak
+  Breakdown mean_breakdown;             // averaged over GPUs
+  std::string efficiency_source;
+  int64_t simulated_activities = 0;
+  double simulation_wall_s = 0;
+  std::string folding = "none: one actor per GPU";
+};
+
+Report make_report(const Scenario& s, const SimulationResult& r);
+std::string format_report_text(const Report& r);
+nlohmann::json report_to_json(const Report& r);
+
+}  // namespace dtsim

@@ -1,0 +1,441 @@
+#include "scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "device_spec.hpp"
+#include "yaml_fields.hpp"
+
+namespace dtsim {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::bf16: return "bf16";
+    case Precision::fp16: return "fp16";
+    case Precision::fp8: return "fp8";
+    case Precision::fp32: return "fp32";
+  }
+  return "?";
+}
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string join_list(const std::vector<std::string>& items) {
+  std::string list;
+  for (const auto& item : items) list += (list.empty() ? "" : ", ") + item;
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consistency checks, shared by load_scenario (which knows line numbers) and
+// check_scenario_consistency (which does not).
+
+// Reports a problem with the dotted `field` by throwing InputError (it must not return); the
+// reporter adds file and line.
+using Fail = std::function<void(const std::string& field, const std::string& expected, const std::string& found)>;
+
+// Every count must be positive before anything is divided by it (scenarios built in code
+// skip the loader's type checks).
+void check_positive_counts(const Scenario& s, const Fail& fail) {
+  const std::pair<const char*, int> counts[] = {
+      {"model.layers", s.model.layers},          {"model.hidden", s.model.hidden},
+      {"model.heads", s.model.heads},            {"model.kv_heads", s.model.kv_heads},
+      {"model.ffn_hidden", s.model.ffn_hidden},  {"model.seq_len", s.model.seq_len},
+      {"model.vocab", s.model.vocab},            {"training.global_batch", s.training.global_batch},
+      {"training.micro_batch", s.training.micro_batch}, {"parallelism.tp", s.parallelism.tp},
+      {"parallelism.pp", s.parallelism.pp},      {"parallelism.dp", s.parallelism.dp},
+      {"cluster.nodes", s.cluster.nodes},        {"cluster.topology", s.cluster.topology.node.gpus},
+  };
+  for (const auto& [field, value] : counts)
+    if (value <= 0) fail(field, "a positive integer", std::to_string(value));
+}
+
+void require_multiple(const Fail& fail, const std::string& field, int value, int divisor,
+                      const std::string& divisor_name) {
+  if (value % divisor != 0)
+    fail(field, fmt::format("a multiple of {} ({})", divisor_name, divisor), std::to_string(value));
+}
+
+void check_model_shape(const TransformerConfig& m, const Fail& fail) {
+  require_multiple(fail, "model.hidden", m.hidden, m.heads, "model.heads");
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    fail("model.kv_heads", fmt::format("a divisor of model.heads ({})", m.heads), std::to_string(m.kv_heads));
+}
+
+void check_gpu_count(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& par = s.parallelism;
+  const int gpus_per_node = s.cluster.topology.node.gpus;
+  const int cluster_gpus = s.cluster.nodes * gpus_per_node;
+  if (s.gpu_count() == cluster_gpus) return;
+  fail("parallelism",
+       fmt::format("tp*pp*dp = {} (cluster.nodes {} x {} GPUs per node)", cluster_gpus, s.cluster.nodes,
+                   gpus_per_node),
+       fmt::format("tp*pp*dp = {}*{}*{} = {}", par.tp, par.pp, par.dp, s.gpu_count()));
+}
+
+// Megatron-style splitting: whole layers per stage, whole heads and FFN columns per TP rank.
+void check_model_split(const Scenario& s, const Fail& fail) {
+  const TransformerConfig& m = s.model;
+  const int tp = s.parallelism.tp;
+  require_multiple(fail, "model.layers", m.layers, s.parallelism.pp, "parallelism.pp");
+  require_multiple(fail, "model.heads", m.heads, tp, "parallelism.tp");
+  if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)  // KV heads are split, or replicated
+    fail("model.kv_heads", fmt::format("a multiple or a divisor of parallelism.tp ({})", tp),
+         std::to_string(m.kv_heads));
+  require_multiple(fail, "model.ffn_hidden", m.ffn_hidden, tp, "parallelism.tp");
+}
+
+void check_batch_split(const Scenario& s, const Fail& fail) {
+  const int dp = s.parallelism.dp;
+  const int micro_batch = s.training.micro_batch;
+  if (s.training.global_batch % (dp * micro_batch) == 0) return;
+  fail("training.global_batch",
+       fmt::format("a multiple of parallelism.dp x training.micro_batch = {} x {} = {}", dp, micro_batch,
+                   dp * micro_batch),
+       std::to_string(s.training.global_batch));
+}
+
+void check_device(const Scenario& s, const Fail& fail) {
+  const DeviceSpec* device = find_device(s.cluster.gpu);
+  if (!device) {
+    fail("cluster.gpu", fmt::format("one of [{}]", join_list(device_ids())), "'" + s.cluster.gpu + "'");
+    return;
+  }
+  const Precision precision = s.training.precision;
+  if (device->peak_flops(precision) > 0) return;
+  fail("training.precision",
+       fmt::format("a precision cluster.gpu supports ({} has no {})", device->id, to_string(precision)),
+       to_string(precision));
+}
+
+void check_events(const Scenario& s, const Fail& fail) {
+  for (size_t i = 0; i < s.events.size(); ++i) {
+    const std::string path = fmt::format("events[{}]", i);
+    const auto* straggler = std::get_if<StragglerEvent>(&s.events[i]);
+    if (!straggler) continue;
+    if (straggler->gpu < 0 || straggler->gpu >= s.gpu_count())
+      fail(path + ".gpu", fmt::format("a GPU rank in [0, {})", s.gpu_count()), std::to_string(straggler->gpu));
+    if (!(straggler->slowdown >= 1))  // also rejects NaN
+      fail(path + ".slowdown", "a number >= 1 (1 = normal speed)", fmt::format("{}", straggler->slowdown));
+  }
+}
+
+void check_consistency(const Scenario& s, const Fail& fail) {
+  check_positive_counts(s, fail);
+  check_model_shape(s.model, fail);
+  check_gpu_count(s, fail);
+  check_model_split(s, fail);
+  check_batch_split(s, fail);
+  check_device(s, fail);
+  check_events(s, fail);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding the line a dotted field path such as "events[0].gpu" was written on.
+
+// The node a path step names and the line of its key (or list item); nullopt if absent.
+std::optional<std::pair<YAML::Node, int>> step_into(const YAML::Node& node, const std::string& step) {
+  const size_t bracket = step.find('[');
+  const std::string key = step.substr(0, bracket);
+  if (!node.IsMap()) return std::nullopt;
+  for (const auto& kv : node) {
+    if (kv.first.Scalar() != key) continue;
+    if (bracket == std::string::npos) return std::make_pair(kv.second, YamlFields::line_of(kv.first));
+    const size_t index = std::stoul(step.substr(bracket + 1));
+    if (!kv.second.IsSequence() || index >= kv.second.size()) return std::nullopt;
+    const YAML::Node item = kv.second[index];
+    return std::make_pair(item, YamlFields::line_of(item));
+  }
+  return std::nullopt;
+}
+
+std::optional<int> exact_line_of_field(const YAML::Node& root, const std::string& field) {
+  YAML::Node node = root;
+  int line = 0;
+  size_t start = 0;
+  while (start <= field.size()) {
+    const size_t dot = std::min(field.find('.', start), field.size());
+    const auto next = step_into(node, field.substr(start, dot - start));
+    if (!next) return std::nullopt;
+    node.reset(next->first);  // rebinds; operator= would overwrite the tree's node
+    line = next->second;
+    start = dot + 1;
+  }
+  return line;
+}
+
+// The line of `field`, or, when the file does not spell it out (a model shape that came from a
+// preset, a defaulted count), of the key it came from or of its nearest written ancestor.
+int line_of_field(const YAML::Node& root, const std::string& field) {
+  if (const auto line = exact_line_of_field(root, field)) return *line;
+  if (field.rfind("model.", 0) == 0)
+    for (const char* source : {"model.preset", "model.hf_config"})
+      if (const auto line = exact_line_of_field(root, source)) return *line;
+  const size_t dot = field.rfind('.');
+  return dot == std::string::npos ? 0 : line_of_field(root, field.substr(0, dot));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the scenario YAML.
+
+fs::path resolve_existing_file(const YamlFields& f, const YAML::Node& map, const std::string& path,
+                               const std::string& key) {
+  const fs::path written = f.string(map, path, key);
+  const fs::path resolved = (f.file().parent_path() / written).lexically_normal();
+  if (!fs::is_regular_file(resolved))
+    f.fail(map[key], YamlFields::join(path, key), "an existing file", resolved.string());
+  return resolved;
+}
+
+int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
+  const YAML::Node n = f.child(map, path, key);
+  long long value = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, value) || value < 0 || value > 1'000'000'000)
+    f.fail(n, YamlFields::join(path, key), "an integer >= 0", YamlFields::describe(n));
+  return static_cast<int>(value);
+}
+
+double finite_number(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
+  const YAML::Node n = f.child(map, path, key);
+  double value = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, value) || !std::isfinite(value))
+    f.fail(n, YamlFields::join(path, key), "a number", YamlFields::describe(n));
+  return value;
+}
+
+TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model) {
+  const bool has_preset = f.has(model, "preset");
+  const bool has_hf_config = f.has(model, "hf_config");
+  if (has_preset && has_hf_config)
+    f.fail(model["hf_config"], "model.hf_config", "either model.preset or model.hf_config, not both",
+           "both");
+  if (has_hf_config) return load_hf_config(resolve_existing_file(f, model, "model", "hf_config"));
+  if (has_preset) {
+    const std::string name = f.string(model, "model", "preset");
+    if (auto preset = find_model_preset(name)) return *preset;
+    f.fail(model["preset"], "model.preset", fmt::format("one of [{}]", join_list(model_preset_names())),
+           "'" + name + "'");
+  }
+
+  // No preset: the shape is spelled out in full.
+  TransformerConfig m;
+  m.layers = f.positive_int(model, "model", "layers");
+  m.hidden = f.positive_int(model, "model", "hidden");
+  m.heads = f.positive_int(model, "model", "heads");
+  m.kv_heads = m.heads;
+  m.ffn_hidden = 4 * m.hidden;
+  m.seq_len = f.positive_int(model, "model", "seq_len");
+  m.vocab = f.positive_int(model, "model", "vocab");
+  m.mlp = MlpKind::gelu;
+  return m;
+}
+
+TransformerConfig read_model(const YamlFields& f, const YAML::Node& model, const std::string& scenario_name) {
+  f.require_known_keys(model, "model",
+                       {"preset", "hf_config", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len",
+                        "vocab", "mlp"});
+  TransformerConfig m = read_model_base(f, model);
+  if (m.name.empty()) m.name = scenario_name;
+
+  const bool multi_head_attention = m.kv_heads == m.heads;  // then overriding heads moves kv_heads along
+  m.layers = f.positive_int_or(model, "model", "layers", m.layers);
+  m.hidden = f.positive_int_or(model, "model", "hidden", m.hidden);
+  m.heads = f.positive_int_or(model, "model", "heads", m.heads);
+  m.kv_heads = f.positive_int_or(model, "model", "kv_heads", multi_head_attention ? m.heads : m.kv_heads);
+  m.ffn_hidden = f.positive_int_or(model, "model", "ffn_hidden", m.ffn_hidden);
+  m.seq_len = f.positive_int_or(model, "model", "seq_len", m.seq_len);
+  m.vocab = f.positive_int_or(model, "model", "vocab", m.vocab);
+  if (f.has(model, "mlp"))
+    m.mlp = f.choice(model, "model", "mlp", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::swiglu : MlpKind::gelu;
+  return m;
+}
+
+TrainingConfig read_training(const YamlFields& f, const YAML::Node& training) {
+  f.require_known_keys(training, "training", {"global_batch", "micro_batch", "precision", "recompute"});
+  TrainingConfig t;
+  t.global_batch = f.positive_int(training, "training", "global_batch");
+  t.micro_batch = f.positive_int_or(training, "training", "micro_batch", 1);
+
+  const std::string precision =
+      f.choice(training, "training", "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
+  for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
+    if (precision == to_string(p)) t.precision = p;
+
+  const std::string recompute = f.choice(training, "training", "recompute", {"none", "selective", "full"}, "none");
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+    if (recompute == to_string(r)) t.recompute = r;
+  return t;
+}
+
+ParallelismConfig read_parallelism(const YamlFields& f, const YAML::Node& root) {
+  ParallelismConfig p;
+  if (!f.has(root, "parallelism")) return p;
+  const YAML::Node par = root["parallelism"];
+  f.require_known_keys(par, "parallelism", {"tp", "pp", "dp", "schedule"});
+  p.tp = f.positive_int_or(par, "parallelism", "tp", 1);
+  p.pp = f.positive_int_or(par, "parallelism", "pp", 1);
+  p.dp = f.positive_int_or(par, "parallelism", "dp", 1);
+  f.choice(par, "parallelism", "schedule", {"1f1b"}, "1f1b");
+  p.schedule = PipelineScheduleKind::one_f_one_b;
+  return p;
+}
+
+ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
+  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology"});
+  ClusterConfig c;
+  c.gpu = f.choice(cluster, "cluster", "gpu", device_ids());
+  c.nodes = f.positive_int(cluster, "cluster", "nodes");
+  c.topology_file = resolve_existing_file(f, cluster, "cluster", "topology");
+  c.topology = load_topology(c.topology_file);
+  return c;
+}
+
+std::vector<Event> read_events(const YamlFields& f, const YAML::Node& root) {
+  std::vector<Event> events;
+  if (!f.has(root, "events")) return events;
+  const YAML::Node list = root["events"];
+  if (!list.IsSequence()) f.fail(list, "events", "a list", YamlFields::describe(list));
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = fmt::format("events[{}]", i);
+    const YAML::Node event = list[i];
+    f.require_known_keys(event, path, {"type", "gpu", "slowdown"});
+    f.choice(event, path, "type", {"straggler"});
+    const int gpu = non_negative_int(f, event, path, "gpu");
+    events.push_back(StragglerEvent{gpu, finite_number(f, event, path, "slowdown")});
+  }
+  return events;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hugging Face config.json.
+
+class HfConfigReader {
+ public:
+  HfConfigReader(fs::path file, json config) : file_(std::move(file)), config_(std::move(config)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& expected, const std::string& found) const {
+    throw InputError({file_.string(), 0, key, expected, found});
+  }
+
+  bool has(const std::string& key) const { return config_.contains(key) && !config_[key].is_null(); }
+
+  // The first of `keys` present (GPT-2 configs name things differently from Llama ones).
+  int positive_int(std::initializer_list<const char*> keys) const {
+    for (const char* key : keys) {
+      if (!has(key)) continue;
+      const json& value = config_[key];
+      if (!value.is_number_integer() || value.get<long long>() <= 0 || value.get<long long>() > 1'000'000'000)
+        fail(key, "a positive integer", value.dump());
+      return value.get<int>();
+    }
+    fail(*keys.begin(), "a positive integer (this key is required)", "nothing");
+  }
+
+  int positive_int_or(const char* key, int fallback) const { return has(key) ? positive_int({key}) : fallback; }
+
+  std::string string_or(const char* key, const std::string& fallback) const {
+    if (!has(key)) return fallback;
+    if (!config_[key].is_string()) fail(key, "a string", config_[key].dump());
+    return config_[key].get<std::string>();
+  }
+
+ private:
+  fs::path file_;
+  json config_;
+};
+
+int line_of_byte(const std::string& text, size_t byte_offset) {
+  const size_t end = std::min(byte_offset, text.size());
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+json parse_json_file(const fs::path& file) {
+  if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte is 1-based and points just past the offending character.
+    throw InputError({file.string(), line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0), "", "valid JSON", e.what()});
+  }
+}
+
+}  // namespace
+
+TransformerConfig load_hf_config(const fs::path& file) {
+  const json config = parse_json_file(file);
+  if (!config.is_object()) throw InputError({file.string(), 0, "", "a JSON object", config.type_name()});
+  const HfConfigReader hf(file, config);
+
+  TransformerConfig m;
+  m.name = hf.string_or("_name_or_path", file.stem().string());
+  if (m.name.empty()) m.name = file.stem().string();
+  m.hidden = hf.positive_int({"hidden_size", "n_embd"});
+  m.layers = hf.positive_int({"num_hidden_layers", "n_layer"});
+  m.heads = hf.positive_int({"num_attention_heads", "n_head"});
+  m.kv_heads = hf.positive_int_or("num_key_value_heads", m.heads);
+  m.ffn_hidden = hf.has("intermediate_size") ? hf.positive_int({"intermediate_size"})
+                                              : hf.positive_int_or("n_inner", 4 * m.hidden);
+  m.vocab = hf.positive_int({"vocab_size"});
+  m.seq_len = hf.positive_int({"max_position_embeddings", "n_positions"});
+  m.mlp = hf.string_or("hidden_act", "") == "silu" ? MlpKind::swiglu : MlpKind::gelu;
+
+  if (m.hidden % m.heads != 0)
+    hf.fail("hidden_size", fmt::format("a multiple of num_attention_heads ({})", m.heads),
+            std::to_string(m.hidden));
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    hf.fail("num_key_value_heads", fmt::format("a divisor of num_attention_heads ({})", m.heads),
+            std::to_string(m.kv_heads));
+  return m;
+}
+
+void check_scenario_consistency(const Scenario& s) {
+  const std::string file = s.source_file.empty() ? std::string("<scenario>") : s.source_file.string();
+  check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {
+    throw InputError({file, 0, field, expected, found});
+  });
+}
+
+Scenario load_scenario(const fs::path& file) {
+  if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
+  const YamlFields f(file);
+  const YAML::Node root = f.load();
+  f.require_known_keys(root, "",
+                       {"name", "model", "training", "parallelism", "cluster", "calibration", "events"});
+
+  Scenario s;
+  s.source_file = file;
+  s.name = f.string(root, "", "name");
+  s.model = read_model(f, f.child(root, "", "model"), s.name);
+  s.training = read_training(f, f.child(root, "", "training"));
+  s.parallelism = read_parallelism(f, root);
+  s.cluster = read_cluster(f, f.child(root, "", "cluster"));
+  if (f.has(root, "calibration")) s.calibration_file = resolve_existing_file(f, root, "", "calibration");
+  s.events = read_events(f, root);
+
+  check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {
+    throw InputError({file.string(), line_of_field(root, field), field, expected, found});
+  });
+  return s;
+}
+
+}  // namespace dtsim

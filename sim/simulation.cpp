@@ -1,0 +1,140 @@
+#include "simulation.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "calibration.hpp"
+#include "device_spec.hpp"
+#include "events.hpp"
+#include "input_error.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Runs in the child: everything that touches SimGrid.
+SimulationResult simulate_here(const Scenario& s, const SimulationOptions& options) {
+  const DeviceSpec& device = *find_device(s.cluster.gpu);
+  SimulationResult result;
+  EfficiencyTable eff = default_efficiencies();
+  result.efficiency_source = "datasheet defaults (sim/efficiency_defaults.cpp)";
+  if (s.calibration_file) {
+    eff = load_calibration(*s.calibration_file, eff).efficiencies;
+    result.efficiency_source = s.calibration_file->string();
+  }
+  const ComputeModel compute(device, s.training.precision, eff);
+  const Workload workload = build_workload(s, compute);
+
+  int argc = 2;
+  char arg0[] = "dtsim", arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  simgrid::s4u::Engine engine(&argc, argv);
+  configure_network_model(engine);
+  const auto build_start = Clock::now();
+  Platform platform = build_platform(s.cluster.topology, s.cluster.nodes, compute.peak_flops());
+  apply_events(s.events, platform);
+  result.platform_build_wall_s = seconds_since(build_start);
+
+  const auto run_start = Clock::now();
+  result.engine = run_engine(engine, platform, workload, options.record_trace);
+  result.simulation_wall_s = seconds_since(run_start);
+  return result;
+}
+
+json to_json(const SimulationResult& r) {
+  json ranks = json::array();
+  for (const RankTimes& t : r.engine.ranks) ranks.push_back({t.finish_s, t.compute_s, t.communication_s, t.bubble_s});
+  json spans = json::array();
+  for (const TraceSpan& sp : r.engine.spans)
+    spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s});
+  return {{"iteration_s", r.engine.iteration_s},   {"activities", r.engine.activities},
+          {"build_s", r.platform_build_wall_s},    {"run_s", r.simulation_wall_s},
+          {"eff", r.efficiency_source},            {"ranks", ranks},
+          {"spans", spans}};
+}
+
+SimulationResult from_json(const json& j) {
+  SimulationResult r;
+  r.engine.iteration_s = j["iteration_s"];
+  r.engine.activities = j["activities"];
+  r.platform_build_wall_s = j["build_s"];
+  r.simulation_wall_s = j["run_s"];
+  r.efficiency_source = j["eff"];
+  for (const json& t : j["ranks"]) r.engine.ranks.push_back({t[0], t[1], t[2], t[3]});
+  for (const json& sp : j["spans"])
+    r.engine.spans.push_back({sp[0], SpanKind(sp[1].get<int>()), Phase(sp[2].get<int>()), sp[3], sp[4], sp[5]});
+  return r;
+}
+
+void write_all(int fd, const std::vector<uint8_t>& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) _exit(3);
+    done += size_t(n);
+  }
+}
+
+std::vector<uint8_t> read_all(int fd) {
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
+  const pid_t child = fork();
+  if (child < 0) throw std::runtime_error("simulate: fork() failed");
+  if (child == 0) {
+    close(fds[0]);
+    json reply;
+    try {
+      reply = {{"ok", to_json(simulate_here(scenario, options))}};
+    } catch (const InputError& e) {
+      const InputErrorInfo& i = e.info();
+      reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
+    } catch (const std::exception& e) {
+      reply = {{"error", e.what()}};
+    }
+    write_all(fds[1], json::to_msgpack(reply));
+    close(fds[1]);
+    _exit(0);  // skip SimGrid's and the parent's static destructors
+  }
+  close(fds[1]);
+  const std::vector<uint8_t> bytes = read_all(fds[0]);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
+    throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})",
+                                         scenario.name, status));
+  const json reply = json::from_msgpack(bytes);
+  if (reply.contains("input_error")) {
+    const json& i = reply["input_error"];
+    throw InputError({i[0], i[1], i[2], i[3], i[4]});
+  }
+  if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
+  return from_json(reply["ok"]);
+}
+
+}  // namespace dtsim

@@ -1,0 +1,29 @@
+#pragma once
+// One simulated iteration of a scenario. SimGrid 3.32 supports one Engine per process (a second
+// one inherits the first one's clock), so every simulation runs in a forked child process that
+// sends its result back over a pipe; callers may simulate as many scenarios as they like.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct SimulationOptions {
+  bool record_trace = false;
+};
+
+struct SimulationResult {
+  EngineResult engine;
+  double platform_build_wall_s = 0;
+  double simulation_wall_s = 0;
+  std::string efficiency_source;  // "datasheet defaults" or the calibration file
+};
+
+// Throws InputError for bad input (e.g. a bad calibration file), std::runtime_error if the
+// simulation itself failed.
+SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
+
+}  // namespace dtsim

@@ -1,0 +1,75 @@
+#include "transformer_config.hpp"
+
+namespace dtsim {
+
+namespace {
+
+const std::vector<TransformerConfig>& all_presets() {
+  // Fields: name, layers, hidden, heads, kv_heads, ffn_hidden, seq_len, vocab, mlp.
+  static const std::vector<TransformerConfig> presets = {
+      // GPT-3: Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (n_layers,
+      // d_model, n_heads, n_ctx = 2048; d_ff = 4 * d_model). Vocab 50257 padded to 51200 as
+      // Megatron-LM does (a multiple of 128 x TP 8).
+      {"gpt3-175b", 96, 12288, 96, 96, 49152, 2048, 51200, MlpKind::gelu},
+      {"gpt3-13b", 40, 5120, 40, 40, 20480, 2048, 51200, MlpKind::gelu},
+      {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 2048, 51200, MlpKind::gelu},
+      {"gpt3-1.3b", 24, 2048, 16, 16, 8192, 2048, 51200, MlpKind::gelu},
+      // Llama 2: Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat Models", and the
+      // Hugging Face config.json of meta-llama/Llama-2-{7b,13b,70b}-hf. Only 70B uses GQA (8 KV heads).
+      {"llama2-7b", 32, 4096, 32, 32, 11008, 4096, 32000, MlpKind::swiglu},
+      {"llama2-13b", 40, 5120, 40, 40, 13824, 4096, 32000, MlpKind::swiglu},
+      {"llama2-70b", 80, 8192, 64, 8, 28672, 4096, 32000, MlpKind::swiglu},
+      // Llama 3: Meta "The Llama 3 Herd of Models" (2024), Table 3, and the Hugging Face config.json
+      // of meta-llama/Meta-Llama-3-{8B,70B}.
+      {"llama3-8b", 32, 4096, 32, 8, 14336, 8192, 128256, MlpKind::swiglu},
+      {"llama3-70b", 80, 8192, 64, 8, 28672, 8192, 128256, MlpKind::swiglu},
+  };
+  return presets;
+}
+
+int64_t attention_parameters(const TransformerConfig& m) {
+  const int64_t hidden = m.hidden;
+  const int64_t qkv_width = int64_t{m.heads + 2 * m.kv_heads} * m.head_dim();
+  const bool has_biases = m.mlp == MlpKind::gelu;  // GPT has biases, Llama has none
+  const int64_t qkv = hidden * qkv_width + (has_biases ? qkv_width : 0);
+  const int64_t output_projection = hidden * hidden + (has_biases ? hidden : 0);
+  return qkv + output_projection;
+}
+
+int64_t mlp_parameters(const TransformerConfig& m) {
+  const int64_t hidden = m.hidden;
+  const int64_t ffn = m.ffn_hidden;
+  if (m.mlp == MlpKind::swiglu) return 3 * hidden * ffn;  // gate, up, down; no biases
+  return 2 * hidden * ffn + ffn + hidden;
+}
+
+// LayerNorm (GPT) has a scale and a bias per channel; RMSNorm (Llama) only a scale.
+int64_t norm_parameters(const TransformerConfig& m) {
+  return m.mlp == MlpKind::gelu ? 2 * int64_t{m.hidden} : int64_t{m.hidden};
+}
+
+}  // namespace
+
+std::optional<TransformerConfig> find_model_preset(const std::string& name) {
+  for (const auto& preset : all_presets())
+    if (preset.name == name) return preset;
+  return std::nullopt;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& preset : all_presets()) names.push_back(preset.name);
+  return names;
+}
+
+// gpt3-175b: 96 x 1,812,099,072 per layer + 629,145,600 token embedding + 25,165,824 position
+// embedding + 24,576 final norm = 174,615,846,912 (the paper's "175B").
+// llama2-70b: 68,714,504,192 (68.98e9 in the released checkpoint, whose output layer is untied).
+int64_t parameter_count(const TransformerConfig& m) {
+  const int64_t per_layer = attention_parameters(m) + mlp_parameters(m) + 2 * norm_parameters(m);
+  const int64_t token_embedding = int64_t{m.vocab} * m.hidden;  // tied with the logits layer
+  const int64_t position_embedding = m.mlp == MlpKind::gelu ? int64_t{m.seq_len} * m.hidden : 0;  // GPT only
+  return m.layers * per_layer + token_embedding + position_embedding + norm_parameters(m);
+}
+
+}  // namespace dtsim

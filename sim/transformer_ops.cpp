@@ -1,0 +1,177 @@
+#include "transformer_ops.hpp"
+
+#include "device_spec.hpp"
+
+namespace dtsim {
+
+namespace {
+
+// A GEMM [m x k] x [k x n]: 2mkn FLOPs, reads both inputs and writes the output once.
+Operator gemm(const char* name, double m, double k, double n, double e) {
+  return {name, OperatorKind::gemm, 2 * m * k * n, (m * k + k * n + m * n) * e};
+}
+
+// Backward of a GEMM: dgrad and wgrad, each as large as the forward.
+Operator gemm_backward(const char* name, const Operator& fwd) {
+  return {name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes};
+}
+
+Operator elementwise(const char* name, double bytes) { return {name, OperatorKind::elementwise, 0, bytes}; }
+
+// Core attention, the part selective recompute redoes: QK^T, scale-mask-softmax, dropout, (P)V.
+std::vector<Operator> core_attention_forward(const RankShape& r) {
+  const double e = r.elem_bytes;
+  const double batched = r.batch * r.heads;             // independent (s x s) problems
+  const double scores = batched * r.seq * r.seq;        // elements of the attention matrix
+  return {
+      {"attention_scores", OperatorKind::attention_gemm, 2 * batched * r.seq * r.seq * r.head_dim,
+       batched * (2 * r.seq * r.head_dim + r.seq * r.seq) * e},
+      elementwise("softmax", 2 * scores * e),             // fused scale-mask-softmax: read + write
+      elementwise("attention_dropout", scores * (2 * e + 1)),  // read, write, 1-byte mask
+      {"attention_values", OperatorKind::attention_gemm, 2 * batched * r.seq * r.seq * r.head_dim,
+       batched * (r.seq * r.seq + 2 * r.seq * r.head_dim) * e},
+  };
+}
+
+}  // namespace
+
+RankShape rank_shape(const Scenario& s) {
+  const TransformerConfig& m = s.model;
+  const int tp = s.parallelism.tp;
+  RankShape r;
+  r.batch = s.training.micro_batch;
+  r.seq = m.seq_len;
+  r.hidden = m.hidden;
+  r.heads = double(m.heads) / tp;
+  r.kv_heads = double(m.kv_heads > 0 ? m.kv_heads : m.heads) / tp;
+  r.head_dim = m.head_dim();
+  r.ffn = double(m.ffn_hidden) / tp;
+  r.vocab = double(m.vocab) / tp;
+  r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
+  r.mlp = m.mlp;
+  r.tp = tp;
+  return r;
+}
+
+std::vector<Operator> layer_forward_ops(const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes, h = r.hidden;
+  const double qkv_width = (r.heads + 2 * r.kv_heads) * r.head_dim;
+  const double mlp_up_width = r.mlp == MlpKind::swiglu ? 2 * r.ffn : r.ffn;  // gate + up for SwiGLU
+  const double act_bytes = r.mlp == MlpKind::swiglu ? 3 * t * r.ffn * e : 2 * t * r.ffn * e;
+  std::vector<Operator> ops;
+  ops.push_back(elementwise("input_norm", 2 * t * h * e));
+  ops.push_back(gemm("qkv_gemm", t, h, qkv_width, e));
+  for (const Operator& op : core_attention_forward(r)) ops.push_back(op);
+  ops.push_back(gemm("attention_projection", t, r.heads * r.head_dim, h, e));
+  ops.push_back(elementwise("attention_dropout_residual", t * h * (3 * e + 1)));
+  ops.push_back(elementwise("post_attention_norm", 2 * t * h * e));
+  ops.push_back(gemm("mlp_up_gemm", t, h, mlp_up_width, e));
+  ops.push_back(elementwise(r.mlp == MlpKind::swiglu ? "swiglu" : "gelu", act_bytes));
+  ops.push_back(gemm("mlp_down_gemm", t, r.ffn, h, e));
+  ops.push_back(elementwise("mlp_dropout_residual", t * h * (3 * e + 1)));
+  return ops;
+}
+
+std::vector<Operator> layer_backward_ops(const RankShape& r) {
+  std::vector<Operator> ops;
+  for (const Operator& f : layer_forward_ops(r)) {
+    // Backward of a matmul is dgrad + wgrad (2x); of an elementwise op, read grad and saved
+    // input and write the input grad (2x the forward traffic).
+    ops.push_back(f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes));
+  }
+  return ops;
+}
+
+std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
+  switch (mode) {
+    case Recompute::none: return {};
+    case Recompute::selective: return core_attention_forward(r);
+    case Recompute::full: return layer_forward_ops(r);
+  }
+  return {};
+}
+
+int tp_allreduces_per_layer_recompute(Recompute mode) {
+  return mode == Recompute::full ? kTpAllReducesPerLayerForward : 0;
+}
+
+std::vector<Operator> embedding_forward_ops(const RankShape& r) {
+  // Vocab-parallel lookup writes a (partly zero) [tokens x hidden] tensor, then adds positions.
+  return {elementwise("embedding_lookup", 3 * r.tokens() * r.hidden * r.elem_bytes)};
+}
+
+std::vector<Operator> embedding_backward_ops(const RankShape& r) {
+  return {elementwise("embedding_grad", 3 * r.tokens() * r.hidden * r.elem_bytes)};
+}
+
+std::vector<Operator> logits_forward_ops(const RankShape& r) {
+  const double t = r.tokens();
+  return {
+      elementwise("final_norm", 2 * t * r.hidden * r.elem_bytes),
+      gemm("logits_gemm", t, r.hidden, r.vocab, r.elem_bytes),
+      // Cross-entropy over the vocab slice: read logits, write fp32 softmax, read it back.
+      elementwise("cross_entropy", t * r.vocab * (r.elem_bytes + 8)),
+  };
+}
+
+std::vector<Operator> logits_backward_ops(const RankShape& r) {
+  const double t = r.tokens();
+  const Operator fwd = gemm("logits_gemm", t, r.hidden, r.vocab, r.elem_bytes);
+  return {
+      elementwise("cross_entropy", t * r.vocab * (4 + r.elem_bytes)),  // softmax - onehot -> grad
+      gemm_backward("logits_gemm", fwd),
+      elementwise("final_norm", 4 * t * r.hidden * r.elem_bytes),
+  };
+}
+
+double tp_allreduce_bytes(const RankShape& r) { return r.tokens() * r.hidden * r.elem_bytes; }
+
+double stage_parameters_per_rank(const Scenario& s, int stage) {
+  const TransformerConfig& m = s.model;
+  const int tp = s.parallelism.tp, pp = s.parallelism.pp;
+  const double h = m.hidden;
+  const double kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  const double qkv = h * (m.heads + 2 * kv) * m.head_dim();
+  const double mlp = (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h * m.ffn_hidden;
+  const double layer = (qkv + h * h + mlp) / tp;  // norms and biases are negligible here
+  double params = layer * (m.layers / pp);
+  const double embedding = double(m.vocab) * h / tp;
+  if (stage == 0) params += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
+  if (stage == pp - 1 && pp > 1) params += embedding;  // tied LM head kept on the last stage
+  return params;
+}
+
+double optimizer_bytes_per_parameter(Precision p) {
+  // Read fp32 grad, master weight, Adam m and v (16 B); write master, m, v (12 B); write the
+  // low-precision working copy of the weight unless training in fp32.
+  return 28 + (p == Precision::fp32 ? 0 : element_bytes(p == Precision::fp8 ? Precision::bf16 : p));
+}
+
+double gradient_element_bytes(Precision p) {
+  // Megatron-LM forces fp32 gradient accumulation and all-reduce for bf16 (and fp8 recipes);
+  // fp16 training reduces in fp16.
+  return p == Precision::fp16 ? 2 : 4;
+}
+
+double sum_flops(const std::vector<Operator>& ops) {
+  double f = 0;
+  for (const Operator& op : ops) f += op.flops;
+  return f;
+}
+
+namespace {
+double iteration_flops(const Scenario& s, bool with_recompute) {
+  const RankShape r = rank_shape(s);
+  double per_micro_batch_rank = s.model.layers * (sum_flops(layer_forward_ops(r)) + sum_flops(layer_backward_ops(r)));
+  if (with_recompute) per_micro_batch_rank += s.model.layers * sum_flops(layer_recompute_ops(r, s.training.recompute));
+  per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
+  // Per rank the shapes are 1/tp of the model; tp ranks together do one model's work.
+  const double micro_batches = double(s.training.global_batch) / s.training.micro_batch;
+  return per_micro_batch_rank * s.parallelism.tp * micro_batches;
+}
+}  // namespace
+
+double model_flops_per_iteration(const Scenario& s) { return iteration_flops(s, false); }
+double hardware_flops_per_iteration(const Scenario& s) { return iteration_flops(s, true); }
+
+}  // namespace dtsim

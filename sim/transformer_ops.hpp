@@ -1,0 +1,64 @@
+#pragma once
+// The operators one tensor-parallel rank runs for one micro-batch of a Megatron-style
+// transformer, with their FLOPs and HBM bytes, and the tensor-parallel all-reduces between them.
+#include <cstdint>
+#include <vector>
+
+#include "compute_model.hpp"
+#include "scenario.hpp"
+
+namespace dtsim {
+
+// Shapes as seen by one TP rank.
+struct RankShape {
+  double batch = 1;        // micro-batch, sequences
+  double seq = 0;
+  double hidden = 0;
+  double heads = 0;        // attention heads on this rank
+  double kv_heads = 0;     // key/value heads on this rank (GQA); == heads without GQA
+  double head_dim = 0;
+  double ffn = 0;          // MLP width on this rank
+  double vocab = 0;        // vocabulary slice on this rank
+  double elem_bytes = 2;   // activation/weight element size
+  MlpKind mlp = MlpKind::gelu;
+  int tp = 1;
+
+  double tokens() const { return batch * seq; }
+};
+
+RankShape rank_shape(const Scenario& s);
+
+// One transformer layer. Backward ops hold dgrad + wgrad; recompute ops are the forward work
+// redone at the start of the backward pass (full: the whole layer; selective: core attention).
+std::vector<Operator> layer_forward_ops(const RankShape& r);
+std::vector<Operator> layer_backward_ops(const RankShape& r);
+std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode);
+
+std::vector<Operator> embedding_forward_ops(const RankShape& r);
+std::vector<Operator> embedding_backward_ops(const RankShape& r);
+// LM head (logits GEMM, tied to the embedding) and the vocab-parallel cross-entropy loss.
+std::vector<Operator> logits_forward_ops(const RankShape& r);
+std::vector<Operator> logits_backward_ops(const RankShape& r);
+
+// Megatron's TP all-reduces carry one activation tensor: batch*seq*hidden elements.
+double tp_allreduce_bytes(const RankShape& r);
+constexpr int kTpAllReducesPerLayerForward = 2;   // after attention projection and after MLP
+constexpr int kTpAllReducesPerLayerBackward = 2;  // input grads of QKV and MLP-up
+int tp_allreduces_per_layer_recompute(Recompute mode);
+
+// Parameters held by one rank of pipeline stage `stage`.
+double stage_parameters_per_rank(const Scenario& s, int stage);
+// Adam with fp32 master weights: HBM bytes per parameter of the optimizer step.
+double optimizer_bytes_per_parameter(Precision p);
+// Bytes per gradient element in the data-parallel all-reduce (Megatron reduces bf16 grads in fp32).
+double gradient_element_bytes(Precision p);
+
+double sum_flops(const std::vector<Operator>& ops);
+
+// Model FLOPs of one iteration without recompute, summed from the operators above (all GPUs
+// together): equals 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) for a GPT model.
+double model_flops_per_iteration(const Scenario& s);
+// Same plus the recompute work actually done (the "hardware FLOPs").
+double hardware_flops_per_iteration(const Scenario& s);
+
+}  // namespace dtsim

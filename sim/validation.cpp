@@ -1,0 +1,150 @@
+#include "validation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+#include "yaml_fields.hpp"
+
+namespace dtsim {
+
+std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir) {
+  if (gpu.rfind("a100", 0) == 0) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
+  return topologies_dir / "dgx-h100-ndr-fattree.yaml";
+}
+
+double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch) {
+  const double B = global_batch, s = m.seq_len, l = m.layers, h = m.hidden, V = m.vocab;
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+namespace {
+
+struct PublishedRun {
+  Scenario scenario;
+  std::string metric;
+  double measured = 0;
+  std::string not_modelled;
+};
+
+Precision precision_from(const std::string& p) {
+  if (p == "fp16") return Precision::fp16;
+  if (p == "fp8") return Precision::fp8;
+  if (p == "fp32") return Precision::fp32;
+  return Precision::bf16;
+}
+
+Recompute recompute_from(const std::string& r) {
+  if (r == "full") return Recompute::full;
+  if (r == "selective") return Recompute::selective;
+  return Recompute::none;
+}
+
+PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::string& path,
+                      const std::filesystem::path& topologies_dir) {
+  PublishedRun out;
+  Scenario& s = out.scenario;
+  s.name = f.string(run, path, "id");
+  s.source_file = f.file();
+  s.cluster.gpu = f.string(run, path, "gpu");
+  const int gpus = f.positive_int(run, path, "gpus");
+
+  const std::string mp = YamlFields::join(path, "model");
+  const YAML::Node model = f.child(run, path, "model");
+  TransformerConfig& m = s.model;
+  m.name = s.name;
+  m.layers = f.positive_int(model, mp, "layers");
+  m.hidden = f.positive_int(model, mp, "hidden");
+  m.heads = f.positive_int(model, mp, "heads");
+  m.kv_heads = f.positive_int_or(model, mp, "kv_heads", m.heads);
+  m.ffn_hidden = f.positive_int_or(model, mp, "ffn_hidden", 4 * m.hidden);
+  m.seq_len = f.positive_int(model, mp, "seq_len");
+  m.vocab = f.positive_int(model, mp, "vocab");
+
+  const std::string tp_ = YamlFields::join(path, "training");
+  const YAML::Node training = f.child(run, path, "training");
+  s.training.global_batch = f.positive_int(training, tp_, "global_batch");
+  s.training.micro_batch = f.positive_int_or(training, tp_, "micro_batch", kDefaultMicroBatchWhenUnpublished);
+  s.training.precision = precision_from(f.choice(training, tp_, "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16"));
+  s.training.recompute = recompute_from(f.choice(training, tp_, "recompute", {"none", "selective", "full"}, "none"));
+
+  const std::string pp_ = YamlFields::join(path, "parallelism");
+  const YAML::Node par = f.child(run, path, "parallelism");
+  s.parallelism.tp = f.positive_int_or(par, pp_, "tp", 1);
+  s.parallelism.pp = f.positive_int_or(par, pp_, "pp", 1);
+  s.parallelism.dp = f.positive_int_or(par, pp_, "dp", 1);
+  std::vector<std::string> missing;
+  if (f.positive_int_or(par, pp_, "virtual_stages", 1) > 1)
+    missing.push_back(fmt::format("interleaved 1F1B (v={})", par["virtual_stages"].as<int>()));
+  if (f.has(par, "sequence_parallel") && par["sequence_parallel"].as<bool>()) missing.push_back("sequence parallelism");
+  if (!f.has(training, "micro_batch")) missing.push_back(fmt::format("micro-batch unpublished, {} assumed", s.training.micro_batch));
+  for (const auto& x : missing) out.not_modelled += (out.not_modelled.empty() ? "" : "; ") + x;
+
+  s.cluster.topology_file = default_topology_for(s.cluster.gpu, topologies_dir);
+  s.cluster.topology = load_topology(s.cluster.topology_file);
+  if (gpus % s.cluster.topology.node.gpus != 0)
+    f.fail(run["gpus"], YamlFields::join(path, "gpus"),
+           fmt::format("a multiple of {} GPUs per node", s.cluster.topology.node.gpus), std::to_string(gpus));
+  s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
+
+  const std::string mep = YamlFields::join(path, "measured");
+  const YAML::Node measured = f.child(run, path, "measured");
+  if (f.has(measured, "iteration_time_s")) {
+    out.metric = "iteration_time_s";
+    out.measured = f.positive_number(measured, mep, "iteration_time_s");
+  } else {
+    out.metric = "tflops_per_gpu";
+    out.measured = f.positive_number(measured, mep, "tflops_per_gpu");
+    f.choice(measured, mep, "flop_convention", {"sc21"});
+  }
+  check_scenario_consistency(s);
+  return out;
+}
+
+}  // namespace
+
+ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
+                                          const std::filesystem::path& topologies_dir) {
+  const YamlFields f(runs_file);
+  const YAML::Node root = f.load();
+  const YAML::Node runs = f.child(root, "", "runs");
+  if (!runs.IsSequence()) f.fail(runs, "runs", "a list of runs", YamlFields::describe(runs));
+
+  ValidationSummary summary;
+  double error_sum = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const PublishedRun run = read_run(f, runs[i], fmt::format("runs[{}]", i), topologies_dir);
+    const SimulationResult sim = simulate(run.scenario);
+    const double iteration_s = sim.engine.iteration_s;
+    const double predicted =
+        run.metric == "iteration_time_s"
+            ? iteration_s
+            : sc21_flops_per_iteration(run.scenario.model, run.scenario.training.global_batch) / iteration_s /
+                  run.scenario.gpu_count() / 1e12;
+    ValidationRow row{run.scenario.name, run.metric, run.measured, predicted,
+                      std::abs(predicted - run.measured) / run.measured, run.not_modelled};
+    error_sum += row.relative_error;
+    summary.rows.push_back(row);
+  }
+  if (root["collectives"].IsSequence())
+    for (const auto& c : root["collectives"])
+      summary.skipped.push_back(c["id"].as<std::string>("?") + ": collective benchmarks are not predicted yet");
+  if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
+  return summary;
+}
+
+std::string format_validation_table(const ValidationSummary& s) {
+  std::string out = fmt::format("{:<34} {:<17} {:>10} {:>10} {:>8}  {}\n", "run", "metric", "measured", "predicted",
+                                "error", "not modelled yet");
+  for (const ValidationRow& r : s.rows)
+    out += fmt::format("{:<34} {:<17} {:>10.3f} {:>10.3f} {:>7.1f}%  {}\n", r.id, r.metric, r.measured, r.predicted,
+                       100 * r.relative_error, r.not_modelled);
+  out += fmt::format("mean absolute percentage error: {:.1f}% over {} runs\n", s.mean_absolute_percentage_error,
+                     s.rows.size());
+  for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
+  return out;
+}
+
+}  // namespace dtsim

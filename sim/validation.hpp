@@ -1,0 +1,40 @@
+#pragma once
+// `dtsim validate`: predicts every run of a published-runs YAML file (schema of
+// shared/validation/published-runs.yaml) and compares with what its authors measured.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct ValidationRow {
+  std::string id;
+  std::string metric;  // "iteration_time_s" or "tflops_per_gpu"
+  double measured = 0;
+  double predicted = 0;
+  double relative_error = 0;  // |predicted - measured| / measured
+  std::string not_modelled;   // features of the run the model does not have yet
+};
+
+struct ValidationSummary {
+  std::vector<ValidationRow> rows;
+  std::vector<std::string> skipped;  // "id: reason"
+  double mean_absolute_percentage_error = 0;
+};
+
+// What the validation assumes where the source is silent.
+constexpr int kDefaultMicroBatchWhenUnpublished = 1;
+
+// Topology file used for a GPU type, from `topologies_dir` (e.g. DGX A100 + HDR fat-tree).
+std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir);
+
+// SC21's hardware-FLOP convention: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)).
+double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch);
+
+ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
+                                          const std::filesystem::path& topologies_dir);
+std::string format_validation_table(const ValidationSummary& s);
+
+}  // namespace dtsim

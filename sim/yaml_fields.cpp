@@ -1,0 +1,108 @@
+#include "yaml_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+
+namespace dtsim {
+
+YAML::Node YamlFields::load() const {
+  std::ifstream in(file_);
+  if (!in) fail(YAML::Node(), "", "a readable file", "no such file");
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    throw InputError({file_.string(), e.mark.line + 1, "", "valid YAML", e.msg});
+  }
+}
+
+void YamlFields::fail(const YAML::Node& at, const std::string& field, const std::string& expected,
+                      const std::string& found) const {
+  throw InputError({file_.string(), at.IsDefined() ? line_of(at) : 0, field, expected, found});
+}
+
+std::string YamlFields::describe(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "nothing";
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  return "'" + n.Scalar() + "'";
+}
+
+void YamlFields::require_map(const YAML::Node& map, const std::string& path) const {
+  if (!map.IsMap()) fail(map, path.empty() ? "<top>" : path, "a mapping", describe(map));
+}
+
+void YamlFields::require_known_keys(const YAML::Node& map, const std::string& path,
+                                    const std::set<std::string>& allowed) const {
+  require_map(map, path);
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (allowed.count(key)) continue;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(kv.first, join(path, key), fmt::format("one of the keys [{}]", list), fmt::format("unknown key '{}'", key));
+  }
+}
+
+bool YamlFields::has(const YAML::Node& map, const std::string& key) const {
+  return map.IsMap() && map[key].IsDefined() && !map[key].IsNull();
+}
+
+const YAML::Node YamlFields::child(const YAML::Node& map, const std::string& path, const std::string& key) const {
+  if (!has(map, key)) fail(map, join(path, key), "a value (this field is required)", "nothing");
+  return map[key];
+}
+
+int YamlFields::positive_int(const YAML::Node& map, const std::string& path, const std::string& key) const {
+  const YAML::Node n = child(map, path, key);
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v))
+    fail(n, join(path, key), "a positive integer", describe(n));
+  if (v <= 0 || v > 1'000'000'000) fail(n, join(path, key), "a positive integer", describe(n));
+  return static_cast<int>(v);
+}
+
+int YamlFields::positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key,
+                                int fallback) const {
+  return has(map, key) ? positive_int(map, path, key) : fallback;
+}
+
+double YamlFields::positive_number(const YAML::Node& map, const std::string& path, const std::string& key) const {
+  const double v = non_negative_number(map, path, key);
+  if (v <= 0) fail(map[key], join(path, key), "a number > 0", describe(map[key]));
+  return v;
+}
+
+double YamlFields::non_negative_number(const YAML::Node& map, const std::string& path,
+                                       const std::string& key) const {
+  const YAML::Node n = child(map, path, key);
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
+    fail(n, join(path, key), "a number >= 0", describe(n));
+  return v;
+}
+
+std::string YamlFields::string(const YAML::Node& map, const std::string& path, const std::string& key) const {
+  const YAML::Node n = child(map, path, key);
+  if (!n.IsScalar()) fail(n, join(path, key), "a string", describe(n));
+  return n.Scalar();
+}
+
+std::string YamlFields::string_or(const YAML::Node& map, const std::string& path, const std::string& key,
+                                  const std::string& fallback) const {
+  return has(map, key) ? string(map, path, key) : fallback;
+}
+
+std::string YamlFields::choice(const YAML::Node& map, const std::string& path, const std::string& key,
+                               const std::vector<std::string>& choices, const std::string& fallback) const {
+  if (!has(map, key) && !fallback.empty()) return fallback;
+  const std::string v = string(map, path, key);
+  for (const auto& c : choices)
+    if (c == v) return v;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  fail(map[key], join(path, key), fmt::format("one of [{}]", list), describe(map[key]));
+}
+
+}  // namespace dtsim

@@ -1,0 +1,430 @@
+// Scenario loading: the shipped scenarios, model presets, Hugging Face configs, and one test per
+// kind of bad input, each checking the file, line, field, expected and found it reports.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "../sim/input_error.hpp"
+#include "../sim/scenario_loader.hpp"
+
+namespace dtsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSourceDir = DTSIM_SOURCE_DIR;
+const fs::path kScenarioDir = kSourceDir / "scenarios";
+const fs::path kDataDir = kSourceDir / "tests" / "data";
+const fs::path kBadDir = kDataDir / "bad";
+
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
+}
+
+// The InputError `action` throws; fails the test when it throws none.
+InputErrorInfo error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.info();
+  }
+  ADD_FAILURE() << "no InputError thrown";
+  return {};
+}
+
+InputErrorInfo scenario_error(const fs::path& file) {
+  return error_of([&] { load_scenario(file); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Good input.
+
+TEST(Scenario, EveryShippedScenarioLoads) {
+  int loaded = 0;
+  for (const auto& entry : fs::directory_iterator(kScenarioDir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().string());
+    Scenario s;
+    try {
+      s = load_scenario(entry.path());
+    } catch (const InputError& e) {
+      FAIL() << e.what();
+    }
+    EXPECT_EQ(s.name, entry.path().stem().string());
+    EXPECT_NO_THROW(check_scenario_consistency(s));
+    ++loaded;
+  }
+  EXPECT_EQ(loaded, 4);
+}
+
+TEST(Scenario, Gpt3_175bOn1024A100) {
+  const Scenario s = load_scenario(kScenarioDir / "gpt3-175b-1024-a100.yaml");
+  EXPECT_EQ(s.name, "gpt3-175b-1024-a100");
+  EXPECT_EQ(s.source_file, kScenarioDir / "gpt3-175b-1024-a100.yaml");
+  EXPECT_EQ(s.model.name, "gpt3-175b");
+  EXPECT_EQ(s.model.layers, 96);
+  EXPECT_EQ(s.model.hidden, 12288);
+  EXPECT_EQ(s.parallelism.tp, 8);
+  EXPECT_EQ(s.parallelism.pp, 16);
+  EXPECT_EQ(s.parallelism.dp, 8);
+  EXPECT_EQ(s.parallelism.schedule, PipelineScheduleKind::one_f_one_b);
+  EXPECT_EQ(s.gpu_count(), 1024);
+  EXPECT_EQ(s.training.global_batch, 1536);
+  EXPECT_EQ(s.training.micro_batch, 1);
+  EXPECT_EQ(s.micro_batches_per_replica(), 192);
+  EXPECT_EQ(s.training.precision, Precision::bf16);
+  EXPECT_EQ(s.training.recompute, Recompute::none);
+  EXPECT_EQ(s.cluster.gpu, "a100-80gb-sxm");
+  EXPECT_EQ(s.cluster.nodes, 128);
+  EXPECT_EQ(s.cluster.topology_file, kSourceDir / "topologies" / "dgx-a100-hdr-fattree.yaml");
+  EXPECT_EQ(s.cluster.topology.name, "dgx-a100-hdr-fattree");
+  EXPECT_EQ(s.cluster.topology.node.gpus, 8);
+  EXPECT_FALSE(s.calibration_file.has_value());
+  EXPECT_TRUE(s.events.empty());
+}
+
+TEST(Scenario, Llama2_70bOn256H100) {
+  const Scenario s = load_scenario(kScenarioDir / "llama2-70b-256-h100.yaml");
+  EXPECT_EQ(s.model.name, "llama2-70b");
+  EXPECT_EQ(s.model.kv_heads, 8);
+  EXPECT_EQ(s.model.seq_len, 4096);
+  EXPECT_EQ(s.model.mlp, MlpKind::swiglu);
+  EXPECT_EQ(s.gpu_count(), 256);
+  EXPECT_EQ(s.micro_batches_per_replica(), 128);
+  EXPECT_EQ(s.cluster.gpu, "h100-sxm");
+  EXPECT_EQ(s.cluster.topology.name, "dgx-h100-ndr-fattree");
+}
+
+TEST(Scenario, StragglerEventIsRead) {
+  const Scenario s = load_scenario(kScenarioDir / "gpt3-13b-64-a100-straggler.yaml");
+  EXPECT_EQ(s.gpu_count(), 64);
+  EXPECT_EQ(s.micro_batches_per_replica(), 16);
+  ASSERT_EQ(s.events.size(), 1u);
+  const auto& straggler = std::get<StragglerEvent>(s.events[0]);
+  EXPECT_EQ(straggler.gpu, 5);
+  EXPECT_DOUBLE_EQ(straggler.slowdown, 1.3);
+}
+
+TEST(Scenario, ModelGivenByShapeTakesDefaults) {
+  const Scenario s = load_scenario(kDataDir / "scenario-custom-model.yaml");
+  EXPECT_EQ(s.model.name, "custom-gpt-8-a100");
+  EXPECT_EQ(s.model.layers, 12);
+  EXPECT_EQ(s.model.kv_heads, 12);
+  EXPECT_EQ(s.model.ffn_hidden, 4 * 768);
+  EXPECT_EQ(s.model.mlp, MlpKind::gelu);
+  EXPECT_EQ(s.parallelism.tp, 1);
+  EXPECT_EQ(s.parallelism.pp, 1);
+  EXPECT_EQ(s.parallelism.dp, 8);
+  EXPECT_EQ(s.training.micro_batch, 1);
+  EXPECT_EQ(s.training.precision, Precision::fp16);
+  EXPECT_EQ(s.training.recompute, Recompute::selective);
+}
+
+TEST(Scenario, HfConfigWithOverride) {
+  const Scenario s = load_scenario(kDataDir / "scenario-hf-llama-tiny.yaml");
+  EXPECT_EQ(s.model.name, "dtsim/llama-tiny");
+  EXPECT_EQ(s.model.hidden, 512);
+  EXPECT_EQ(s.model.kv_heads, 2);
+  EXPECT_EQ(s.model.seq_len, 1024);  // overridden; the config says 2048
+  EXPECT_EQ(s.model.mlp, MlpKind::swiglu);
+  EXPECT_EQ(s.micro_batches_per_replica(), 8);
+}
+
+TEST(Scenario, PrecisionAndRecomputeNames) {
+  EXPECT_STREQ(to_string(Precision::bf16), "bf16");
+  EXPECT_STREQ(to_string(Precision::fp8), "fp8");
+  EXPECT_STREQ(to_string(Recompute::selective), "selective");
+  EXPECT_STREQ(to_string(Recompute::full), "full");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model presets and Hugging Face configs.
+
+TEST(Model, PresetsAreListed) {
+  const auto names = model_preset_names();
+  EXPECT_EQ(names.size(), 9u);
+  for (const auto& name : names) {
+    ASSERT_TRUE(find_model_preset(name).has_value()) << name;
+    EXPECT_EQ(find_model_preset(name)->name, name);
+  }
+  EXPECT_FALSE(find_model_preset("gpt4").has_value());
+}
+
+TEST(Model, Gpt3_175bParameterCount) {
+  const int64_t params = parameter_count(*find_model_preset("gpt3-175b"));
+  EXPECT_EQ(params, 174'615'846'912);
+  EXPECT_NEAR(static_cast<double>(params), 175e9, 0.01 * 175e9);
+}
+
+TEST(Model, Llama2_70bParameterCount) {
+  const int64_t params = parameter_count(*find_model_preset("llama2-70b"));
+  EXPECT_EQ(params, 68'714'504'192);
+  EXPECT_NEAR(static_cast<double>(params), 69e9, 0.02 * 69e9);
+}
+
+TEST(Model, HfLlamaConfig) {
+  const TransformerConfig m = load_hf_config(kDataDir / "hf-llama-tiny.json");
+  EXPECT_EQ(m.name, "dtsim/llama-tiny");
+  EXPECT_EQ(m.layers, 4);
+  EXPECT_EQ(m.hidden, 512);
+  EXPECT_EQ(m.heads, 8);
+  EXPECT_EQ(m.kv_heads, 2);
+  EXPECT_EQ(m.ffn_hidden, 1376);
+  EXPECT_EQ(m.seq_len, 2048);
+  EXPECT_EQ(m.vocab, 32000);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+}
+
+TEST(Model, HfGpt2Config) {
+  const TransformerConfig m = load_hf_config(kDataDir / "hf-gpt2.json");
+  EXPECT_EQ(m.name, "hf-gpt2");  // no _name_or_path: the file stem
+  EXPECT_EQ(m.layers, 12);
+  EXPECT_EQ(m.hidden, 768);
+  EXPECT_EQ(m.heads, 12);
+  EXPECT_EQ(m.kv_heads, 12);
+  EXPECT_EQ(m.ffn_hidden, 3072);  // n_inner is null: 4 x n_embd
+  EXPECT_EQ(m.seq_len, 1024);
+  EXPECT_EQ(m.vocab, 50257);
+  EXPECT_EQ(m.mlp, MlpKind::gelu);
+  EXPECT_EQ(parameter_count(m), 124'439'808);  // GPT-2 small, the "124M" model
+}
+
+TEST(Model, HfConfigMissingKey) {
+  const fs::path file = kBadDir / "hf-missing-heads.json";
+  const auto info = error_of([&] { load_hf_config(file); });
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 0);
+  EXPECT_EQ(info.field, "num_attention_heads");
+  EXPECT_TRUE(Contains(info.expected, "required"));
+  EXPECT_EQ(info.found, "nothing");
+}
+
+TEST(Model, HfConfigSyntaxError) {
+  const fs::path file = kBadDir / "hf-syntax-error.json";
+  const auto info = error_of([&] { load_hf_config(file); });
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 4);  // the key after the missing comma
+  EXPECT_EQ(info.field, "");
+  EXPECT_EQ(info.expected, "valid JSON");
+  EXPECT_TRUE(Contains(info.found, "parse error"));
+}
+
+TEST(Model, HfConfigMissingFile) {
+  const fs::path file = kDataDir / "no-such-config.json";
+  const auto info = error_of([&] { load_hf_config(file); });
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 0);
+  EXPECT_EQ(info.expected, "an existing file");
+  EXPECT_EQ(info.found, file.string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad scenario files: one per mistake, each reported at its exact line.
+
+TEST(BadScenario, MissingScenarioFile) {
+  const fs::path file = kScenarioDir / "no-such-scenario.yaml";
+  const auto info = scenario_error(file);
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 0);
+  EXPECT_EQ(info.field, "");
+  EXPECT_EQ(info.expected, "an existing file");
+  EXPECT_EQ(info.found, file.string());
+}
+
+TEST(BadScenario, UnknownTopLevelKey) {
+  const fs::path file = kBadDir / "unknown-top-key.yaml";
+  const auto info = scenario_error(file);
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 10);
+  EXPECT_EQ(info.field, "paralelism");
+  EXPECT_TRUE(Contains(info.expected, "parallelism"));
+  EXPECT_EQ(info.found, "unknown key 'paralelism'");
+}
+
+TEST(BadScenario, UnknownTrainingKey) {
+  const auto info = scenario_error(kBadDir / "unknown-training-key.yaml");
+  EXPECT_EQ(info.line, 8);
+  EXPECT_EQ(info.field, "training.micro_batchsize");
+  EXPECT_TRUE(Contains(info.expected, "[global_batch, micro_batch, precision, recompute]"));
+  EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
+}
+
+TEST(BadScenario, WordWhereIntegerExpected) {
+  const auto info = scenario_error(kBadDir / "wrong-type.yaml");
+  EXPECT_EQ(info.line, 11);
+  EXPECT_EQ(info.field, "parallelism.tp");
+  EXPECT_EQ(info.expected, "a positive integer");
+  EXPECT_EQ(info.found, "'eight'");
+}
+
+TEST(BadScenario, ListWhereMappingExpected) {
+  const auto info = scenario_error(kBadDir / "list-for-map.yaml");
+  EXPECT_EQ(info.line, 6);
+  EXPECT_EQ(info.field, "training");
+  EXPECT_EQ(info.expected, "a mapping");
+  EXPECT_EQ(info.found, "a list");
+}
+
+TEST(BadScenario, MissingRequiredField) {
+  const auto info = scenario_error(kBadDir / "missing-field.yaml");
+  EXPECT_EQ(info.line, 15);  // the cluster mapping starts at its first key
+  EXPECT_EQ(info.field, "cluster.nodes");
+  EXPECT_TRUE(Contains(info.expected, "required"));
+  EXPECT_EQ(info.found, "nothing");
+}
+
+TEST(BadScenario, GpuCountMismatch) {
+  const auto info = scenario_error(kBadDir / "gpu-count-mismatch.yaml");
+  EXPECT_EQ(info.line, 10);
+  EXPECT_EQ(info.field, "parallelism");
+  EXPECT_EQ(info.expected, "tp*pp*dp = 1024 (cluster.nodes 128 x 8 GPUs per node)");
+  EXPECT_EQ(info.found, "tp*pp*dp = 8*16*4 = 512");
+}
+
+TEST(BadScenario, GlobalBatchNotDivisible) {
+  const auto info = scenario_error(kBadDir / "batch-not-divisible.yaml");
+  EXPECT_EQ(info.line, 7);
+  EXPECT_EQ(info.field, "training.global_batch");
+  EXPECT_TRUE(Contains(info.expected, "= 8 x 1 = 8"));
+  EXPECT_EQ(info.found, "1540");
+}
+
+TEST(BadScenario, LayersFromPresetNotDivisibleByPp) {
+  const auto info = scenario_error(kBadDir / "layers-not-divisible.yaml");
+  EXPECT_EQ(info.line, 5);  // layers is not written out: the preset line it came from
+  EXPECT_EQ(info.field, "model.layers");
+  EXPECT_EQ(info.expected, "a multiple of parallelism.pp (64)");
+  EXPECT_EQ(info.found, "96");
+}
+
+TEST(BadScenario, MissingTopologyFile) {
+  const auto info = scenario_error(kBadDir / "missing-topology.yaml");
+  EXPECT_EQ(info.line, 17);
+  EXPECT_EQ(info.field, "cluster.topology");
+  EXPECT_EQ(info.expected, "an existing file");
+  EXPECT_EQ(info.found, (kSourceDir / "topologies" / "no-such-fabric.yaml").string());
+}
+
+TEST(BadScenario, MissingCalibrationFile) {
+  const auto info = scenario_error(kBadDir / "missing-calibration.yaml");
+  EXPECT_EQ(info.line, 18);
+  EXPECT_EQ(info.field, "calibration");
+  EXPECT_EQ(info.expected, "an existing file");
+  EXPECT_EQ(info.found, (kBadDir / "no-such-calibration.json").string());
+}
+
+TEST(BadScenario, UnknownPreset) {
+  const auto info = scenario_error(kBadDir / "unknown-preset.yaml");
+  EXPECT_EQ(info.line, 5);
+  EXPECT_EQ(info.field, "model.preset");
+  EXPECT_TRUE(Contains(info.expected, "one of [gpt3-175b, "));
+  EXPECT_TRUE(Contains(info.expected, "llama3-70b]"));
+  EXPECT_EQ(info.found, "'gpt4'");
+}
+
+TEST(BadScenario, UnknownGpu) {
+  const auto info = scenario_error(kBadDir / "unknown-gpu.yaml");
+  EXPECT_EQ(info.line, 15);
+  EXPECT_EQ(info.field, "cluster.gpu");
+  EXPECT_TRUE(Contains(info.expected, "a100-80gb-sxm"));
+  EXPECT_TRUE(Contains(info.expected, "h100-sxm"));
+  EXPECT_EQ(info.found, "'v100'");
+}
+
+TEST(BadScenario, Fp8OnA100) {
+  const auto info = scenario_error(kBadDir / "fp8-on-a100.yaml");
+  EXPECT_EQ(info.line, 9);
+  EXPECT_EQ(info.field, "training.precision");
+  EXPECT_EQ(info.expected, "a precision cluster.gpu supports (a100-80gb-sxm has no fp8)");
+  EXPECT_EQ(info.found, "fp8");
+}
+
+TEST(BadScenario, StragglerGpuOutOfRange) {
+  const auto info = scenario_error(kBadDir / "straggler-out-of-range.yaml");
+  EXPECT_EQ(info.line, 19);
+  EXPECT_EQ(info.field, "events[0].gpu");
+  EXPECT_EQ(info.expected, "a GPU rank in [0, 1024)");
+  EXPECT_EQ(info.found, "1024");
+}
+
+TEST(BadScenario, YamlSyntaxError) {
+  const fs::path file = kBadDir / "yaml-syntax-error.yaml";
+  const auto info = scenario_error(file);
+  EXPECT_EQ(info.file, file.string());
+  EXPECT_EQ(info.line, 12);
+  EXPECT_EQ(info.expected, "valid YAML");
+  EXPECT_FALSE(info.found.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios built in code.
+
+TEST(Consistency, ReportsSourceFileAndLineZero) {
+  Scenario s = load_scenario(kScenarioDir / "gpt3-175b-1024-a100.yaml");
+  s.parallelism.dp = 4;
+  const auto info = error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(info.file, s.source_file.string());
+  EXPECT_EQ(info.line, 0);
+  EXPECT_EQ(info.field, "parallelism");
+  EXPECT_EQ(info.found, "tp*pp*dp = 8*16*4 = 512");
+}
+
+Scenario one_node_gpt3_1_3b() {
+  Scenario s;
+  s.model = *find_model_preset("gpt3-1.3b");
+  s.training.global_batch = 256;
+  s.training.micro_batch = 4;
+  s.parallelism.dp = 8;
+  s.cluster.gpu = "a100-80gb-sxm";
+  s.cluster.nodes = 1;  // the default TopologySpec has 8 GPUs per node
+  return s;
+}
+
+TEST(Consistency, CodeBuiltScenarioPasses) { EXPECT_NO_THROW(check_scenario_consistency(one_node_gpt3_1_3b())); }
+
+TEST(Consistency, CodeBuiltScenarioWithoutFileSaysScenario) {
+  Scenario s = one_node_gpt3_1_3b();
+  s.training.precision = Precision::fp8;
+  const auto info = error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(info.file, "<scenario>");
+  EXPECT_EQ(info.line, 0);
+  EXPECT_EQ(info.field, "training.precision");
+  EXPECT_EQ(info.found, "fp8");
+}
+
+TEST(Consistency, ZeroMicroBatchIsAnErrorNotACrash) {
+  Scenario s = one_node_gpt3_1_3b();
+  s.training.micro_batch = 0;
+  const auto info = error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(info.field, "training.micro_batch");
+  EXPECT_EQ(info.expected, "a positive integer");
+  EXPECT_EQ(info.found, "0");
+}
+
+TEST(Consistency, KvHeadsMustSplitOrReplicateAcrossTp) {
+  Scenario s = one_node_gpt3_1_3b();
+  s.model.heads = 24;
+  s.model.kv_heads = 6;
+  s.model.hidden = 24 * 128;
+  s.parallelism.dp = 1;
+  s.parallelism.tp = 8;
+  s.training.micro_batch = 1;
+  const auto info = error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(info.field, "model.kv_heads");
+  EXPECT_EQ(info.expected, "a multiple or a divisor of parallelism.tp (8)");
+  EXPECT_EQ(info.found, "6");
+}
+
+TEST(Consistency, StragglerSlowdownBelowOne) {
+  Scenario s = one_node_gpt3_1_3b();
+  s.events.push_back(StragglerEvent{3, 0.5});
+  const auto info = error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(info.field, "events[0].slowdown");
+  EXPECT_EQ(info.found, "0.5");
+}
+
+}  // namespace
+}  // namespace dtsim
