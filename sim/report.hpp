@@ -11,8 +11,8 @@ namespace dtsim {
 struct Breakdown {
   double compute_s = 0;
   double communication_s = 0;  // exposed: not hidden behind compute
-  double bubble_s = 0;
-  double idle_s = 0;  // finished early, waiting for the slowest rank
+  double bubble_s = 0;  // waiting for a pipeline neighbour, or for the pipeline to drain
+  double other_s = 0;    // anything else (zero unless a rank is blocked outside these)
 };
 
 struct Report {

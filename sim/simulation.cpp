@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "calibration.hpp"
@@ -23,26 +24,18 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Runs in the child: everything that touches SimGrid.
-SimulationResult simulate_here(const Scenario& s, const SimulationOptions& options) {
-  const DeviceSpec& device = *find_device(s.cluster.gpu);
+SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu_speed_flops,
+                             const Workload& workload, const std::vector<Event>& events,
+                             const SimulationOptions& options) {
   SimulationResult result;
-  EfficiencyTable eff = default_efficiencies();
-  result.efficiency_source = "datasheet defaults (sim/efficiency_defaults.cpp)";
-  if (s.calibration_file) {
-    eff = load_calibration(*s.calibration_file, eff).efficiencies;
-    result.efficiency_source = s.calibration_file->string();
-  }
-  const ComputeModel compute(device, s.training.precision, eff);
-  const Workload workload = build_workload(s, compute);
-
   int argc = 2;
   char arg0[] = "dtsim", arg1[] = "--log=root.thres:critical";
   char* argv[] = {arg0, arg1, nullptr};
   simgrid::s4u::Engine engine(&argc, argv);
   configure_network_model(engine);
   const auto build_start = Clock::now();
-  Platform platform = build_platform(s.cluster.topology, s.cluster.nodes, compute.peak_flops());
-  apply_events(s.events, platform);
+  Platform platform = build_platform(topology, nodes, gpu_speed_flops);
+  apply_events(events, platform);
   result.platform_build_wall_s = seconds_since(build_start);
 
   const auto run_start = Clock::now();
@@ -98,9 +91,8 @@ std::vector<uint8_t> read_all(int fd) {
   return bytes;
 }
 
-}  // namespace
-
-SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options) {
+// Runs `body` in a forked child and returns what it returned (or rethrows what it threw).
+SimulationResult run_in_child(const std::string& what, const std::function<SimulationResult()>& body) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
   const pid_t child = fork();
@@ -109,7 +101,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
     close(fds[0]);
     json reply;
     try {
-      reply = {{"ok", to_json(simulate_here(scenario, options))}};
+      reply = {{"ok", to_json(body())}};
     } catch (const InputError& e) {
       const InputErrorInfo& i = e.info();
       reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
@@ -126,8 +118,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
   int status = 0;
   waitpid(child, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
-    throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})",
-                                         scenario.name, status));
+    throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what, status));
   const json reply = json::from_msgpack(bytes);
   if (reply.contains("input_error")) {
     const json& i = reply["input_error"];
@@ -135,6 +126,33 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
   }
   if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
   return from_json(reply["ok"]);
+}
+
+}  // namespace
+
+SimulationResult simulate_workload(const TopologySpec& topology, int nodes, double gpu_speed_flops,
+                                   const Workload& workload, const std::vector<Event>& events,
+                                   const SimulationOptions& options) {
+  return run_in_child(topology.name, [&] {
+    return run_simgrid(topology, nodes, gpu_speed_flops, workload, events, options);
+  });
+}
+
+SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
+  EfficiencyTable eff = default_efficiencies();
+  std::string source = "datasheet defaults (sim/efficiency_defaults.cpp)";
+  if (s.calibration_file) {
+    eff = load_calibration(*s.calibration_file, eff).efficiencies;
+    source = s.calibration_file->string();
+  }
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, eff);
+  const Workload workload = build_workload(s, compute);
+  SimulationResult result =
+      run_in_child(s.name, [&] {
+        return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
+      });
+  result.efficiency_source = source;
+  return result;
 }
 
 }  // namespace dtsim

@@ -26,4 +26,10 @@ struct SimulationResult {
 // simulation itself failed.
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
 
+// Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,
+// every GPU host at `gpu_speed_flops`, with `events` applied.
+SimulationResult simulate_workload(const TopologySpec& topology, int nodes, double gpu_speed_flops,
+                                   const Workload& workload, const std::vector<Event>& events,
+                                   const SimulationOptions& options = {});
+
 }  // namespace dtsim

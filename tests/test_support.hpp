@@ -1,0 +1,29 @@
+#pragma once
+// Paths and small builders shared by the test suites.
+#include <filesystem>
+
+#include "topology_spec.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim::test {
+
+inline std::filesystem::path source_dir() { return DTSIM_SOURCE_DIR; }
+inline std::filesystem::path data_dir() { return source_dir() / "tests" / "data"; }
+inline TopologySpec test_topology(const std::string& name) {
+  return load_topology(data_dir() / "topologies" / (name + ".yaml"));
+}
+
+// Inputs for a workload that only does what the test fills in: no compute, no transfers.
+inline WorkloadInputs empty_inputs(int stages, int micro_batches) {
+  WorkloadInputs in;
+  in.micro_batches = micro_batches;
+  in.forward.assign(stages, StagePass{});
+  in.backward.assign(stages, StagePass{});
+  in.gradient_bytes.assign(stages, 0.0);
+  in.optimizer_s.assign(stages, 0.0);
+  return in;
+}
+
+constexpr double kSpeed = 1e12;  // GPU host speed used where compute is given in seconds
+
+}  // namespace dtsim::test
