@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -95,6 +97,9 @@ std::vector<uint8_t> read_all(int fd) {
 SimulationResult run_in_child(const std::string& what, const std::function<SimulationResult()>& body) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
+  // The child inherits unflushed stdio buffers; SimGrid flushes them, which would print twice.
+  std::cout.flush();
+  std::fflush(nullptr);
   const pid_t child = fork();
   if (child < 0) throw std::runtime_error("simulate: fork() failed");
   if (child == 0) {
