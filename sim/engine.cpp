@@ -140,9 +140,10 @@ class RankActor {
     const double posted = sg4::Engine::get_clock();
     char* received = nullptr;
     sg4::CommPtr comm = p2p_mailbox(task.peer, rank_, task.channel)->get_async<char>(&received);
-    pending_sends_.push_back(comm);
-    sg4::Comm::wait_all(pending_sends_);
+    std::vector<sg4::CommPtr> batch = std::move(pending_sends_);
     pending_sends_.clear();
+    batch.push_back(comm);
+    sg4::Comm::wait_all(batch);
     const double end = sg4::Engine::get_clock();
     const double transfer_start = std::max(posted, std::min(end, comm->get_start_time()));
     s_.ranks[rank_].bubble_s += transfer_start - posted;

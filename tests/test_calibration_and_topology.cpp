@@ -1,0 +1,78 @@
+// Calibration files override default efficiencies; topology files are checked field by field.
+#include <gtest/gtest.h>
+
+#include "calibration.hpp"
+#include "input_error.hpp"
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+std::filesystem::path calibration(const std::string& name) { return test::data_dir() / "calibration" / name; }
+
+InputErrorInfo error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.info();
+  }
+  ADD_FAILURE() << "no InputError thrown";
+  return {};
+}
+
+TEST(Calibration, OverridesOnlyWhatTheFileGives) {
+  const EfficiencyTable defaults = default_efficiencies();
+  const Calibration c = load_calibration(calibration("gemm-half.json"), defaults);
+  EXPECT_EQ(c.device, "test GPU");
+  EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::gemm].compute, 0.4);
+  EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::gemm].memory, defaults[OperatorKind::gemm].memory);
+  EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::elementwise].memory, 0.5);
+  EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::attention_gemm].compute, defaults[OperatorKind::attention_gemm].compute);
+}
+
+TEST(Calibration, EfficiencyAboveOneIsRejected) {
+  const InputErrorInfo e = error_of([] { load_calibration(calibration("out-of-range.json"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "efficiency.gemm.compute");
+  EXPECT_EQ(e.expected, "a number in (0, 1]");
+  EXPECT_EQ(e.found, "1.5");
+}
+
+TEST(Calibration, UnknownOperatorKindIsRejected) {
+  const InputErrorInfo e = error_of([] { load_calibration(calibration("unknown-kind.json"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "efficiency.convolution");
+}
+
+TEST(Calibration, MissingFile) {
+  const InputErrorInfo e = error_of([] { load_calibration(calibration("nope.json"), default_efficiencies()); });
+  EXPECT_EQ(e.found, "no such file");
+}
+
+TEST(Topology, StockFilesLoadWithTheirUnitsConverted) {
+  const TopologySpec t = load_topology(test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml");
+  EXPECT_EQ(t.node.gpus, 8);
+  EXPECT_DOUBLE_EQ(t.node.nvlink_bw_Bps, 240e9);
+  EXPECT_DOUBLE_EQ(t.node.nic_bw_Bps, 25e9);  // 200 Gb/s
+  EXPECT_DOUBLE_EQ(t.node.nic_latency_s, 1.5e-6);
+  EXPECT_EQ(t.fabric.nodes_per_leaf, 16);
+  const TopologySpec h = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  EXPECT_DOUBLE_EQ(h.node.nic_bw_Bps, 50e9);  // 400 Gb/s
+}
+
+TEST(Topology, MissingSectionNamesItsParent) {
+  const InputErrorInfo e =
+      error_of([] { load_topology(test::data_dir() / "topologies" / "bad-missing-nics.yaml"); });
+  EXPECT_EQ(e.field, "node.nics");
+  EXPECT_EQ(e.line, 5);  // the first line of the node mapping
+  EXPECT_EQ(e.found, "nothing");
+}
+
+TEST(Topology, OversubscriptionBelowOne) {
+  const InputErrorInfo e =
+      error_of([] { load_topology(test::data_dir() / "topologies" / "bad-oversubscription.yaml"); });
+  EXPECT_EQ(e.field, "fabric.oversubscription");
+  EXPECT_EQ(e.line, 10);
+  EXPECT_EQ(e.found, "'0.5'");
+}
+
+}  // namespace
+}  // namespace dtsim
