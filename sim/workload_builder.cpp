@@ -74,38 +74,6 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
 
 namespace {
 
-Task compute_task(Phase phase, int micro_batch, const StagePass& pass) {
-  Task t;
-  t.kind = TaskKind::compute;
-  t.phase = phase;
-  t.micro_batch = micro_batch;
-  t.compute_s = pass.compute_s;
-  t.flops = pass.flops;
-  return t;
-}
-
-Task collective_task(Phase phase, int micro_batch, int group, int calls, double bytes) {
-  Task t;
-  t.kind = TaskKind::collective;
-  t.phase = phase;
-  t.micro_batch = micro_batch;
-  t.group = group;
-  t.calls = calls;
-  t.bytes = bytes;
-  return t;
-}
-
-Task p2p_task(TaskKind kind, Phase phase, int micro_batch, int peer, P2pChannel channel, double bytes) {
-  Task t;
-  t.kind = kind;
-  t.phase = phase;
-  t.micro_batch = micro_batch;
-  t.peer = peer;
-  t.channel = channel;
-  t.bytes = bytes;
-  return t;
-}
-
 // Groups: one TP group per (stage, dp_rank), one DP group per (stage, tp_rank).
 struct GroupIndex {
   std::vector<int> tp_group_of_rank, dp_group_of_rank;
@@ -158,17 +126,23 @@ Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in)
       const P2pChannel channel = step.forward ? P2pChannel::activations : P2pChannel::gradients;
       const int from = step.forward ? prev : next;
       const int to = step.forward ? next : prev;
-      if (from >= 0) prog.tasks.push_back(p2p_task(TaskKind::recv, phase, mb, from, channel, in.p2p_bytes));
-      prog.tasks.push_back(compute_task(phase, mb, pass));
+      if (from >= 0)
+        prog.tasks.push_back({.kind = TaskKind::recv, .phase = phase, .micro_batch = mb, .bytes = in.p2p_bytes,
+                              .peer = from, .channel = channel});
+      prog.tasks.push_back(
+          {.kind = TaskKind::compute, .phase = phase, .micro_batch = mb, .compute_s = pass.compute_s, .flops = pass.flops});
       if (tp_group >= 0 && pass.tp_allreduces > 0)
-        prog.tasks.push_back(collective_task(phase, mb, tp_group, pass.tp_allreduces, in.tp_allreduce_bytes));
-      if (to >= 0) prog.tasks.push_back(p2p_task(TaskKind::send, phase, mb, to, channel, in.p2p_bytes));
+        prog.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = mb, .group = tp_group,
+                              .calls = pass.tp_allreduces, .bytes = in.tp_allreduce_bytes});
+      if (to >= 0)
+        prog.tasks.push_back({.kind = TaskKind::send, .phase = phase, .micro_batch = mb, .bytes = in.p2p_bytes,
+                              .peer = to, .channel = channel});
     }
     const int dp_group = groups.dp_group_of_rank[rank];
     if (dp_group >= 0)
-      prog.tasks.push_back(collective_task(Phase::gradient_sync, -1, dp_group, 1, in.gradient_bytes[c.stage]));
-    StagePass optimizer{in.optimizer_s[c.stage], 0, 0};
-    prog.tasks.push_back(compute_task(Phase::optimizer, -1, optimizer));
+      prog.tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = dp_group,
+                            .bytes = in.gradient_bytes[c.stage]});
+    prog.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::optimizer, .compute_s = in.optimizer_s[c.stage]});
   }
   return w;
 }

@@ -10,15 +10,7 @@ namespace {
 
 std::filesystem::path calibration(const std::string& name) { return test::data_dir() / "calibration" / name; }
 
-InputErrorInfo error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.info();
-  }
-  ADD_FAILURE() << "no InputError thrown";
-  return {};
-}
+using test::error_of;
 
 TEST(Calibration, OverridesOnlyWhatTheFileGives) {
   const EfficiencyTable defaults = default_efficiencies();

@@ -6,8 +6,9 @@
 #include <functional>
 #include <string>
 
-#include "../sim/input_error.hpp"
-#include "../sim/scenario_loader.hpp"
+#include "input_error.hpp"
+#include "scenario_loader.hpp"
+#include "test_support.hpp"
 
 namespace dtsim {
 namespace {
@@ -24,16 +25,7 @@ const fs::path kBadDir = kDataDir / "bad";
   return ::testing::AssertionFailure() << "'" << text << "' does not contain '" << part << "'";
 }
 
-// The InputError `action` throws; fails the test when it throws none.
-InputErrorInfo error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.info();
-  }
-  ADD_FAILURE() << "no InputError thrown";
-  return {};
-}
+using test::error_of;
 
 InputErrorInfo scenario_error(const fs::path& file) {
   return error_of([&] { load_scenario(file); });

@@ -1,7 +1,11 @@
 #pragma once
 // Paths and small builders shared by the test suites.
-#include <filesystem>
+#include <gtest/gtest.h>
 
+#include <filesystem>
+#include <functional>
+
+#include "input_error.hpp"
 #include "topology_spec.hpp"
 #include "workload_builder.hpp"
 
@@ -22,6 +26,17 @@ inline WorkloadInputs empty_inputs(int stages, int micro_batches) {
   in.gradient_bytes.assign(stages, 0.0);
   in.optimizer_s.assign(stages, 0.0);
   return in;
+}
+
+// The InputError `action` throws; fails the test when it throws none.
+inline InputErrorInfo error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.info();
+  }
+  ADD_FAILURE() << "no InputError thrown";
+  return {};
 }
 
 constexpr double kSpeed = 1e12;  // GPU host speed used where compute is given in seconds
