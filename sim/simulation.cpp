@@ -151,11 +151,10 @@ SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
     source = s.calibration_file->string();
   }
   const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, eff);
-  const Workload workload = build_workload(s, compute);
-  SimulationResult result =
-      run_in_child(s.name, [&] {
-        return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
-      });
+  SimulationResult result = run_in_child(s.name, [&] {
+    const Workload workload = build_workload(s, compute);
+    return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
+  });
   result.efficiency_source = source;
   return result;
 }
