@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <functional>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "calibration.hpp"
@@ -52,10 +52,9 @@ json to_json(const SimulationResult& r) {
   json spans = json::array();
   for (const TraceSpan& sp : r.engine.spans)
     spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s});
-  return {{"iteration_s", r.engine.iteration_s},   {"activities", r.engine.activities},
-          {"build_s", r.platform_build_wall_s},    {"run_s", r.simulation_wall_s},
-          {"eff", r.efficiency_source},            {"ranks", ranks},
-          {"spans", spans}};
+  return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
+          {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
+          {"ranks", ranks},                      {"spans", spans}};
 }
 
 SimulationResult from_json(const json& j) {
@@ -64,7 +63,6 @@ SimulationResult from_json(const json& j) {
   r.engine.activities = j["activities"];
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
-  r.efficiency_source = j["eff"];
   for (const json& t : j["ranks"]) r.engine.ranks.push_back({t[0], t[1], t[2], t[3]});
   for (const json& sp : j["spans"])
     r.engine.spans.push_back({sp[0], SpanKind(sp[1].get<int>()), Phase(sp[2].get<int>()), sp[3], sp[4], sp[5]});
