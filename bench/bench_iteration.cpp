@@ -23,7 +23,6 @@ int main(int argc, char** argv) {
     s.parallelism.pp = size.pp;
     s.parallelism.dp = size.dp;
     s.cluster.nodes = size.gpus / s.cluster.topology.node.gpus;
-    s.training.global_batch = 1536;
     check_scenario_consistency(s);
     const SimulationResult r = simulate(s);
     fmt::print("{:>6} {:>4} {:>4} {:>4} {:>12.3f} {:>10.2f} {:>10.2f} {:>12} {:>14.0f}\n", size.gpus,
