@@ -305,6 +305,12 @@ ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
   c.nodes = f.positive_int(cluster, "cluster", "nodes");
   c.topology_file = resolve_existing_file(f, cluster, "cluster", "topology");
   c.topology = load_topology(c.topology_file);
+  const long capacity = c.topology.fabric.capacity_nodes();
+  if (capacity > 0 && c.nodes > capacity)
+    f.fail(cluster["nodes"], "cluster.nodes",
+           fmt::format("at most {} nodes, all that the {} fabric of {} holds", capacity,
+                       to_string(c.topology.fabric.kind), c.topology_file.filename().string()),
+           std::to_string(c.nodes));
   return c;
 }
 

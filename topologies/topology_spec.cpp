@@ -10,47 +10,167 @@ namespace {
 constexpr double kGbps = 1e9 / 8;  // bytes/s in one Gb/s
 constexpr double kGBps = 1e9;
 constexpr double kUs = 1e-6;
+
+bool boolean_or(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
+                bool fallback) {
+  if (!f.has(map, key)) return fallback;
+  const YAML::Node n = map[key];
+  bool value = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, value))
+    f.fail(n, YamlFields::join(path, key), "true or false", YamlFields::describe(n));
+  return value;
+}
+
+NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
+  const YAML::Node node = f.child(root, "", "node");
+  f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics"});
+  NodeSpec n;
+  n.type = f.string_or(node, "node", "type", "");
+  n.gpus = f.positive_int(node, "node", "gpus");
+
+  const YAML::Node nvlink = f.child(node, "node", "nvlink");
+  f.require_known_keys(nvlink, "node.nvlink", {"generation", "bandwidth_GBps", "latency_us", "sharp"});
+  n.nvlink_generation = f.has(nvlink, "generation") ? f.positive_int(nvlink, "node.nvlink", "generation") : 0;
+  n.nvlink_bw_Bps = f.positive_number(nvlink, "node.nvlink", "bandwidth_GBps") * kGBps;
+  n.nvlink_latency_s = f.non_negative_number(nvlink, "node.nvlink", "latency_us") * kUs;
+  n.nvlink_sharp = boolean_or(f, nvlink, "node.nvlink", "sharp", false);
+  if (n.nvlink_sharp && n.nvlink_generation != 0 && n.nvlink_generation < 4)
+    f.fail(nvlink["sharp"], "node.nvlink.sharp", "false below NVLink generation 4 (NVLS needs NVSwitch 3)",
+           fmt::format("true with generation {}", n.nvlink_generation));
+
+  const YAML::Node nics = f.child(node, "node", "nics");
+  f.require_known_keys(nics, "node.nics", {"count", "bandwidth_Gbps", "latency_us"});
+  n.nics = f.positive_int(nics, "node.nics", "count");
+  n.nic_bw_Bps = f.positive_number(nics, "node.nics", "bandwidth_Gbps") * kGbps;
+  n.nic_latency_s = f.non_negative_number(nics, "node.nics", "latency_us") * kUs;
+  if (n.nics > n.gpus)
+    f.fail(nics["count"], "node.nics.count", fmt::format("at most node.gpus ({})", n.gpus), std::to_string(n.nics));
+  return n;
+}
+
+double ratio_at_least_one(const YamlFields& f, const YAML::Node& fabric, const std::string& key) {
+  if (!f.has(fabric, key)) return 1.0;
+  const double r = f.positive_number(fabric, "fabric", key);
+  if (r < 1)
+    f.fail(fabric[key], "fabric." + key, "a ratio >= 1 (1 = non-blocking)", YamlFields::describe(fabric[key]));
+  return r;
+}
+
+FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSpec& node) {
+  const YAML::Node fabric = f.child(root, "", "fabric");
+  const std::string kind =
+      f.choice(fabric, "fabric", "kind", {"fat_tree", "spine_leaf", "rail_optimized", "dragonfly", "torus"});
+  FabricSpec s;
+  if (f.has(fabric, "switch")) {
+    const YAML::Node sw = fabric["switch"];
+    f.require_known_keys(sw, "fabric.switch", {"radix", "port_Gbps"});
+    s.switch_hw.radix = f.has(sw, "radix") ? f.positive_int(sw, "fabric.switch", "radix") : 0;
+    s.switch_hw.port_bw_Bps = f.has(sw, "port_Gbps") ? f.positive_number(sw, "fabric.switch", "port_Gbps") * kGbps : 0;
+  }
+  if (kind == "fat_tree") {
+    s.kind = FabricKind::fat_tree;
+    f.require_known_keys(fabric, "fabric", {"kind", "tiers", "nodes_per_leaf", "leaves_per_pod", "oversubscription",
+                                            "pod_oversubscription", "switch"});
+    s.tiers = f.positive_int_or(fabric, "fabric", "tiers", 2);
+    if (s.tiers != 2 && s.tiers != 3) f.fail(fabric["tiers"], "fabric.tiers", "2 or 3", std::to_string(s.tiers));
+    s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
+    s.oversubscription = ratio_at_least_one(f, fabric, "oversubscription");
+    if (s.tiers == 3) {
+      s.leaves_per_pod = f.positive_int(fabric, "fabric", "leaves_per_pod");
+      s.pod_oversubscription = ratio_at_least_one(f, fabric, "pod_oversubscription");
+    } else {
+      for (const char* key : {"leaves_per_pod", "pod_oversubscription"})
+        if (f.has(fabric, key))
+          f.fail(fabric[key], std::string("fabric.") + key, "no such field unless tiers is 3", "tiers 2");
+    }
+  } else if (kind == "spine_leaf") {
+    s.kind = FabricKind::spine_leaf;
+    f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "spines", "uplink_Gbps", "switch"});
+    s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
+    s.spines = f.positive_int(fabric, "fabric", "spines");
+    s.uplink_bw_Bps = f.positive_number(fabric, "fabric", "uplink_Gbps") * kGbps;
+    const double down = s.nodes_per_leaf * node.nic_aggregate_bw_Bps();
+    s.oversubscription = down / (s.spines * s.uplink_bw_Bps);
+  } else if (kind == "rail_optimized") {
+    s.kind = FabricKind::rail_optimized;
+    f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "oversubscription", "switch"});
+    s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
+    s.oversubscription = ratio_at_least_one(f, fabric, "oversubscription");
+    if (node.nics != node.gpus)
+      f.fail(fabric["kind"], "fabric.kind",
+             fmt::format("node.nics.count equal to node.gpus ({}) for a rail-optimised fabric (GPU k on rail k)",
+                         node.gpus),
+             fmt::format("rail_optimized with {} NICs", node.nics));
+  } else if (kind == "dragonfly") {
+    s.kind = FabricKind::dragonfly;
+    f.require_known_keys(fabric, "fabric",
+                         {"kind", "groups", "chassis_per_group", "routers_per_chassis", "nodes_per_router", "switch"});
+    s.groups = f.positive_int(fabric, "fabric", "groups");
+    s.chassis_per_group = f.positive_int(fabric, "fabric", "chassis_per_group");
+    s.routers_per_chassis = f.positive_int(fabric, "fabric", "routers_per_chassis");
+    s.nodes_per_router = f.positive_int(fabric, "fabric", "nodes_per_router");
+  } else {
+    s.kind = FabricKind::torus;
+    f.require_known_keys(fabric, "fabric", {"kind", "dimensions", "switch"});
+    const YAML::Node dims = f.child(fabric, "fabric", "dimensions");
+    if (!dims.IsSequence() || dims.size() == 0)
+      f.fail(dims, "fabric.dimensions", "a list of positive sizes such as [4, 4, 2]", YamlFields::describe(dims));
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int d = 0;
+      if (!dims[i].IsScalar() || !YAML::convert<int>::decode(dims[i], d) || d <= 0)
+        f.fail(dims[i], fmt::format("fabric.dimensions[{}]", i), "a positive integer", YamlFields::describe(dims[i]));
+      s.dimensions.push_back(d);
+    }
+  }
+  return s;
+}
+
 }  // namespace
+
+const char* to_string(FabricKind k) {
+  switch (k) {
+    case FabricKind::fat_tree: return "fat_tree";
+    case FabricKind::spine_leaf: return "spine_leaf";
+    case FabricKind::rail_optimized: return "rail_optimized";
+    case FabricKind::dragonfly: return "dragonfly";
+    case FabricKind::torus: return "torus";
+  }
+  return "?";
+}
+
+long FabricSpec::capacity_nodes() const {
+  switch (kind) {
+    case FabricKind::dragonfly: return long(groups) * chassis_per_group * routers_per_chassis * nodes_per_router;
+    case FabricKind::torus: {
+      long n = 1;
+      for (int d : dimensions) n *= d;
+      return n;
+    }
+    default: return 0;
+  }
+}
 
 TopologySpec load_topology(const std::filesystem::path& file) {
   const YamlFields f(file);
   const YAML::Node root = f.load();
   f.require_known_keys(root, "", {"name", "description", "node", "fabric"});
-
   TopologySpec t;
   t.source_file = file;
   t.name = f.string(root, "", "name");
   t.description = f.string_or(root, "", "description", "");
-
-  const YAML::Node node = f.child(root, "", "node");
-  f.require_known_keys(node, "node", {"gpus", "nvlink", "nics"});
-  t.node.gpus = f.positive_int(node, "node", "gpus");
-
-  const YAML::Node nvlink = f.child(node, "node", "nvlink");
-  f.require_known_keys(nvlink, "node.nvlink", {"bandwidth_GBps", "latency_us"});
-  t.node.nvlink_bw_Bps = f.positive_number(nvlink, "node.nvlink", "bandwidth_GBps") * kGBps;
-  t.node.nvlink_latency_s = f.non_negative_number(nvlink, "node.nvlink", "latency_us") * kUs;
-
-  const YAML::Node nics = f.child(node, "node", "nics");
-  f.require_known_keys(nics, "node.nics", {"count", "bandwidth_Gbps", "latency_us"});
-  t.node.nics = f.positive_int(nics, "node.nics", "count");
-  t.node.nic_bw_Bps = f.positive_number(nics, "node.nics", "bandwidth_Gbps") * kGbps;
-  t.node.nic_latency_s = f.non_negative_number(nics, "node.nics", "latency_us") * kUs;
-  if (t.node.nics > t.node.gpus)
-    f.fail(nics["count"], "node.nics.count", fmt::format("at most node.gpus ({})", t.node.gpus),
-           std::to_string(t.node.nics));
-
-  const YAML::Node fabric = f.child(root, "", "fabric");
-  f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "oversubscription"});
-  f.choice(fabric, "fabric", "kind", {"fat_tree"});
-  t.fabric.kind = FabricKind::fat_tree;
-  t.fabric.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
-  t.fabric.oversubscription =
-      f.has(fabric, "oversubscription") ? f.positive_number(fabric, "fabric", "oversubscription") : 1.0;
-  if (t.fabric.oversubscription < 1)
-    f.fail(fabric["oversubscription"], "fabric.oversubscription", "a ratio >= 1 (1 = non-blocking)",
-           YamlFields::describe(fabric["oversubscription"]));
+  t.node = load_node(f, root);
+  t.fabric = load_fabric(f, root, t.node);
   return t;
+}
+
+void check_node_count(const TopologySpec& topo, long nodes, const std::string& requested_by) {
+  const long capacity = topo.fabric.capacity_nodes();
+  if (nodes < 1 || (capacity > 0 && nodes > capacity))
+    throw InputError({topo.source_file.string(), 0, "fabric",
+                      capacity > 0 ? fmt::format("room for the {} nodes {} asks for (at most {})", nodes,
+                                                 requested_by, capacity)
+                                   : "at least one node",
+                      fmt::format("{} nodes", nodes)});
 }
 
 }  // namespace dtsim
