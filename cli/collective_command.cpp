@@ -1,8 +1,86 @@
 #include "collective_command.hpp"
 
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <stdexcept>
+
+#include "collective_sweep.hpp"
+#include "input_error.hpp"
+
 namespace dtsim {
 
-void add_collective_options(CLI::App&, CollectiveOptions&) {}
-int run_collective_command(const CollectiveOptions&) { return 0; }
+namespace {
+
+const std::map<std::string, CollectiveKind> kOps = {
+    {"all_reduce", CollectiveKind::all_reduce}, {"all_gather", CollectiveKind::all_gather},
+    {"reduce_scatter", CollectiveKind::reduce_scatter}, {"broadcast", CollectiveKind::broadcast},
+    {"alltoall", CollectiveKind::all_to_all}, {"sendrecv", CollectiveKind::send_recv}};
+const std::map<std::string, CollectiveAlgorithm> kAlgorithms = {
+    {"auto", CollectiveAlgorithm::automatic}, {"ring", CollectiveAlgorithm::ring},
+    {"tree", CollectiveAlgorithm::tree}, {"rhd", CollectiveAlgorithm::recursive_halving_doubling},
+    {"hierarchical", CollectiveAlgorithm::hierarchical}, {"nvls", CollectiveAlgorithm::nvls},
+    {"nvls_tree", CollectiveAlgorithm::nvls_tree}, {"direct", CollectiveAlgorithm::direct}};
+const std::map<std::string, Protocol> kProtocols = {
+    {"auto", Protocol::automatic}, {"LL", Protocol::ll}, {"LL128", Protocol::ll128}, {"Simple", Protocol::simple}};
+
+template <class T>
+std::vector<std::string> keys(const std::map<std::string, T>& m) {
+  std::vector<std::string> k;
+  for (const auto& [name, value] : m) k.push_back(name);
+  return k;
+}
+
+// "8", "64K", "8M", "8G": bytes, powers of 1024 as nccl-tests reads them.
+double parse_size(const std::string& flag, const std::string& text) {
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  const std::string suffix = used < text.size() ? text.substr(used) : "";
+  const std::map<std::string, double> scale = {{"", 1}, {"K", 1024}, {"M", 1 << 20}, {"G", 1 << 30}};
+  if (value <= 0 || !scale.count(suffix))
+    throw InputError({"<command line>", 0, flag, "a size in bytes such as 8, 64K, 8M or 8G", text});
+  return value * scale.at(suffix);
+}
+
+}  // namespace
+
+void add_collective_options(CLI::App& command, CollectiveOptions& o, const std::string& default_topology) {
+  o.topology_file = default_topology;
+  command.add_option("topology", o.topology_file, "topology YAML (default: topologies/dgx-h100-ndr-fattree.yaml)");
+  command.add_option("--op", o.op, "collective")->check(CLI::IsMember(keys(kOps)));
+  command.add_option("-g,--gpus", o.gpus, "GPUs in the communicator (up to a node, or whole nodes)");
+  command.add_option("-b,--minbytes", o.min_bytes, "smallest size (nccl-tests -b)");
+  command.add_option("-e,--maxbytes", o.max_bytes, "largest size (nccl-tests -e)");
+  command.add_option("-f,--stepfactor", o.step_factor, "size multiplier (nccl-tests -f)")->check(CLI::Range(1.0001, 1e9));
+  command.add_option("--algo", o.algorithm, "algorithm (auto = NCCL-like choice)")->check(CLI::IsMember(keys(kAlgorithms)));
+  command.add_option("--proto", o.protocol, "protocol (auto = NCCL-like choice)")->check(CLI::IsMember(keys(kProtocols)));
+}
+
+int run_collective_command(const CollectiveOptions& o) {
+  const TopologySpec topo = load_topology(o.topology_file);
+  CollectiveSweepRequest request;
+  request.kind = kOps.at(o.op);
+  request.gpus = o.gpus;
+  request.algorithm = kAlgorithms.at(o.algorithm);
+  request.protocol = kProtocols.at(o.protocol);
+  const double min_bytes = parse_size("--minbytes", o.min_bytes), max_bytes = parse_size("--maxbytes", o.max_bytes);
+  if (max_bytes < min_bytes)
+    throw InputError({"<command line>", 0, "--maxbytes", fmt::format("at least --minbytes ({})", o.min_bytes), o.max_bytes});
+  request.sizes_bytes = size_sweep(min_bytes, max_bytes, o.step_factor);
+  std::vector<CollectivePoint> points;
+  try {
+    points = simulate_collective_sweep(topo, request);
+  } catch (const std::invalid_argument& e) {
+    throw InputError({"<command line>", 0, "--algo/--proto", "an algorithm and protocol that can run this collective",
+                      e.what()});
+  }
+  std::cout << format_nccl_tests(topo, request, points);
+  return 0;
+}
 
 }  // namespace dtsim

@@ -1,6 +1,8 @@
 // dtsim command line: a thin front end over dtsim_core.
 //   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE]
 //   dtsim validate RUNS.yaml [--topologies DIR]
+//   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
+//   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 // Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 1 internal failure.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,10 +13,12 @@
 
 #include "atomic_file.hpp"
 #include "chrome_trace.hpp"
+#include "collective_command.hpp"
 #include "input_error.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "topo_command.hpp"
 #include "validation.hpp"
 
 namespace fs = std::filesystem;
@@ -78,6 +82,14 @@ int main(int argc, char** argv) {
   validate->add_option("runs", runs_file, "published-runs YAML")->required();
   validate->add_option("--topologies", topologies_dir, "folder of topology files");
 
+  TopoOptions topo_options;
+  CLI::App* topo = app.add_subcommand("topo", "check a topology file and print its graph's figures");
+  add_topo_options(*topo, topo_options);
+
+  CollectiveOptions collective_options;
+  CLI::App* collective = app.add_subcommand("collective", "predict an NCCL collective over a size sweep (nccl-tests format)");
+  add_collective_options(*collective, collective_options, (kSourceDir / "topologies" / "dgx-h100-ndr-fattree.yaml").string());
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -90,6 +102,8 @@ int main(int argc, char** argv) {
   try {
     if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file);
     if (*validate) return validate_command(runs_file, topologies_dir);
+    if (*collective) return run_collective_command(collective_options);
+    if (*topo) return run_topo_command(topo_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "ring_collective.hpp"
+#include "collective_plan.hpp"
 
 namespace dtsim {
 
@@ -27,9 +27,63 @@ namespace {
 // Mailbox payloads are never read: only the simulated size matters.
 char g_token = 0;
 
+// One rank's part of a planned collective: per phase, whom it sends to and receives from.
+struct RankPhase {
+  std::vector<std::pair<int, double>> sends;  // destination rank, bytes per call
+  std::vector<int> receives;                  // source ranks
+  double latency_s = 0;                       // per call
+};
+struct RankCollective {
+  std::vector<RankPhase> phases;
+};
+
+// Plans each distinct collective once (actors run one at a time, so no locking) and hands
+// every rank its own part.
+class CollectivePlans {
+ public:
+  CollectivePlans(const Workload& w, const Platform& p, const NodeSpec& node) : workload_(w), platform_(p), node_(node) {}
+
+  const RankCollective& for_rank(const Task& task, int rank) {
+    const auto key = std::make_tuple(task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes);
+    auto it = plans_.find(key);
+    if (it == plans_.end()) it = plans_.emplace(key, plan(task)).first;
+    static const RankCollective kNothing;
+    auto mine = it->second.find(rank);
+    return mine == it->second.end() ? kNothing : mine->second;
+  }
+
+ private:
+  std::map<int, RankCollective> plan(const Task& task) const {
+    const std::vector<int>& ranks = workload_.groups[task.group].ranks;
+    std::map<int, RankCollective> per_rank;
+    if (ranks.size() < 2) return per_rank;
+    const GroupShape shape = group_shape(ranks, platform_.gpus_per_node);
+    const CollectiveEstimate chosen =
+        choose_collective(task.collective, shape, task.bytes, node_, task.algorithm, task.protocol);
+    const CollectivePlan plan = plan_collective(task.collective, chosen, ranks, platform_.gpus_per_node, node_, task.bytes);
+    for (size_t p = 0; p < plan.phases.size(); ++p) {
+      for (int r : ranks) {
+        per_rank[r].phases.resize(plan.phases.size());
+        per_rank[r].phases[p].latency_s = plan.phases[p].latency_s;
+      }
+      for (const Flow& f : plan.phases[p].flows) {
+        per_rank[f.src].phases[p].sends.emplace_back(f.dst, f.bytes);
+        per_rank[f.dst].phases[p].receives.push_back(f.src);
+      }
+    }
+    return per_rank;
+  }
+
+  const Workload& workload_;
+  const Platform& platform_;
+  const NodeSpec& node_;
+  std::map<std::tuple<int, int, int, int, double>, std::map<int, RankCollective>> plans_;
+};
+
 struct SharedState {
   const Platform& platform;
   const Workload& workload;
+  CollectivePlans collectives;
   bool record_spans;
   std::vector<RankTimes> ranks;
   std::vector<std::vector<TraceSpan>> spans;  // per rank, merged at the end
@@ -78,22 +132,6 @@ class RankActor {
     record(SpanKind::compute, task, start, end);
   }
 
-  const GroupEdge& edge(int group) {
-    auto it = edges_.find(group);
-    if (it != edges_.end()) return it->second;
-    const std::vector<int>& ranks = s_.workload.groups[group].ranks;
-    int me = 0;
-    while (ranks[me] != rank_) ++me;
-    const int next = ranks[(me + 1) % ranks.size()];
-    GroupEdge e;
-    e.size = int(ranks.size());
-    e.inbox = sg4::Mailbox::by_name(fmt::format("g{}:{}", group, rank_));
-    e.next_inbox = sg4::Mailbox::by_name(fmt::format("g{}:{}", group, next));
-    std::vector<sg4::Link*> links;
-    s_.platform.gpus[rank_]->route_to(s_.platform.gpus[next], links, &e.alpha_s);
-    return edges_.emplace(group, e).first->second;
-  }
-
   sg4::Mailbox* p2p_mailbox(int from, int to, P2pChannel channel) {
     const auto key = std::make_tuple(from, to, int(channel));
     auto it = p2p_.find(key);
@@ -103,28 +141,60 @@ class RankActor {
     return mb;
   }
 
-  // Ring as flows: this rank sends its edge's share to the next rank and receives from the
-  // previous one; the flow pays one edge latency, the other steps are added as a delay.
+  double route_latency_s(int from, int to) {
+    const auto key = std::make_pair(from, to);
+    auto it = route_latency_.find(key);
+    if (it != route_latency_.end()) return it->second;
+    double latency = 0;
+    std::vector<sg4::Link*> links;
+    s_.platform.gpus[from]->route_to(s_.platform.gpus[to], links, &latency);
+    return route_latency_.emplace(key, latency).first->second;
+  }
+
+  // The collective's algorithm as flows, phase by phase: this rank starts its sends and
+  // receives of the phase and waits for them; the phase then lasts its latency plus the
+  // transfer time of its slowest flow. Flows already paid their route latency, which the
+  // phase latency includes, so it is taken off each flow's finish time.
   void run_collective(const Task& task) {
-    const GroupEdge& e = edge(task.group);
-    if (e.size <= 1) return;
+    const RankCollective& mine = s_.collectives.for_rank(task, rank_);
+    if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
-    const RingPlan plan = ring_plan(task.collective, e.size, task.bytes);
-    const auto edge_bytes = uint64_t(std::llround(plan.bytes_per_edge * task.calls));
-    char* received = nullptr;
-    sg4::CommPtr send = e.next_inbox->put_async(&g_token, edge_bytes);
-    sg4::CommPtr recv = e.inbox->get_async<char>(&received);
-    recv->wait();
-    send->wait();
-    activities_ += 1;  // one flow per ring edge: counted once, on its sender
-    const double remaining_latency_s = (double(plan.steps) * task.calls - 1) * e.alpha_s;
-    if (remaining_latency_s > 0) {
-      sg4::this_actor::sleep_for(remaining_latency_s);
-      ++activities_;
+    for (const RankPhase& phase : mine.phases) {
+      const double phase_start = sg4::Engine::get_clock();
+      std::vector<sg4::CommPtr> comms;
+      std::vector<double> route_latencies_s;
+      for (const auto& [dst, bytes] : phase.sends) {
+        comms.push_back(flow_mailbox(task.group, rank_, dst)->put_async(&g_token, uint64_t(std::llround(bytes * task.calls))));
+        route_latencies_s.push_back(route_latency_s(rank_, dst));
+      }
+      std::vector<char*> received(phase.receives.size(), nullptr);
+      for (size_t i = 0; i < phase.receives.size(); ++i) {
+        comms.push_back(flow_mailbox(task.group, phase.receives[i], rank_)->get_async<char>(&received[i]));
+        route_latencies_s.push_back(route_latency_s(phase.receives[i], rank_));
+      }
+      sg4::Comm::wait_all(comms);
+      activities_ += int64_t(phase.sends.size());  // each flow counted once, on its sender
+      double transfers_end_s = phase_start;
+      for (size_t i = 0; i < comms.size(); ++i)
+        transfers_end_s = std::max(transfers_end_s, comms[i]->get_finish_time() - route_latencies_s[i]);
+      const double remaining_s = transfers_end_s + phase.latency_s * task.calls - sg4::Engine::get_clock();
+      if (remaining_s > 0) {
+        sg4::this_actor::sleep_for(remaining_s);
+        ++activities_;
+      }
     }
     const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].communication_s += end - start;
     record(SpanKind::collective, task, start, end);
+  }
+
+  sg4::Mailbox* flow_mailbox(int group, int from, int to) {
+    const auto key = std::make_tuple(group, from, to);
+    auto it = flows_.find(key);
+    if (it != flows_.end()) return it->second;
+    sg4::Mailbox* mb = sg4::Mailbox::by_name(fmt::format("c{}:{}>{}", group, from, to));
+    flows_.emplace(key, mb);
+    return mb;
   }
 
   // A send is waited for together with the next receive, as Megatron's batched isend/irecv does
@@ -155,16 +225,18 @@ class RankActor {
   SharedState& s_;
   int rank_;
   int64_t activities_ = 0;
-  std::map<int, GroupEdge> edges_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
+  std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
+  std::map<std::pair<int, int>, double> route_latency_;
   std::vector<sg4::CommPtr> pending_sends_;
 };
 
 }  // namespace
 
-EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Workload& workload, bool record_spans) {
+EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const NodeSpec& node, const Workload& workload,
+                        bool record_spans) {
   const int n = int(workload.ranks.size());
-  SharedState state{platform, workload, record_spans, std::vector<RankTimes>(n),
+  SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0)};
   for (int rank = 0; rank < n; ++rank)
     sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));

@@ -36,7 +36,8 @@ struct EngineResult {
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
 };
 
-EngineResult run_engine(simgrid::s4u::Engine& engine, const Platform& platform, const Workload& workload,
-                        bool record_spans);
+// `node` describes the platform's nodes; collectives are planned from it (collective_plan.hpp).
+EngineResult run_engine(simgrid::s4u::Engine& engine, const Platform& platform, const NodeSpec& node,
+                        const Workload& workload, bool record_spans);
 
 }  // namespace dtsim

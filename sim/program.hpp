@@ -7,11 +7,18 @@ namespace dtsim {
 
 enum class TaskKind { compute, collective, send, recv };
 enum class Phase { forward, backward, gradient_sync, optimizer };
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter };
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
+// How a collective moves its data (NCCL's algorithms plus the textbook ones); `automatic` lets
+// the NCCL-like selector in collective_model.hpp choose by size and group shape.
+enum class CollectiveAlgorithm { automatic, ring, tree, recursive_halving_doubling, hierarchical, nvls, nvls_tree, direct };
+// NCCL's protocols: LL (8-byte flag+data stores), LL128 (128-byte lines), Simple (bulk copies).
+enum class Protocol { automatic, ll, ll128, simple };
 enum class P2pChannel { activations = 0, gradients = 1 };
 
 const char* to_string(Phase p);
 const char* to_string(CollectiveKind k);
+const char* to_string(CollectiveAlgorithm a);
+const char* to_string(Protocol p);
 
 struct Task {
   TaskKind kind = TaskKind::compute;
@@ -28,6 +35,8 @@ struct Task {
   CollectiveKind collective = CollectiveKind::all_reduce;
   int calls = 1;
   double bytes = 0;  // per call (collective) or per message (send/recv)
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
+  Protocol protocol = Protocol::automatic;
 
   // send / recv
   int peer = -1;  // global rank of the other side

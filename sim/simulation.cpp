@@ -41,7 +41,7 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   result.platform_build_wall_s = seconds_since(build_start);
 
   const auto run_start = Clock::now();
-  result.engine = run_engine(engine, platform, workload, options.record_trace);
+  result.engine = run_engine(engine, platform, topology.node, workload, options.record_trace);
   result.simulation_wall_s = seconds_since(run_start);
   return result;
 }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "collective_sweep.hpp"
+#include "device_spec.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "yaml_fields.hpp"
@@ -103,6 +105,39 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
   return out;
 }
 
+// nccl-tests runs: the same collective predicted on the topology of the run's GPU type, with
+// the algorithm the run forced, at each published size.
+std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, const YAML::Node& c,
+                                                         const std::string& path,
+                                                         const std::filesystem::path& topologies_dir) {
+  f.require_known_keys(c, path, {"id", "source", "gpu", "gpus", "nodes", "collective", "algorithm", "points"});
+  const std::string id = f.string(c, path, "id");
+  const TopologySpec topo = load_topology(default_topology_for(f.choice(c, path, "gpu", device_ids()), topologies_dir));
+  CollectiveSweepRequest request;
+  request.gpus = f.positive_int(c, path, "gpus");
+  f.choice(c, path, "collective", {"all_reduce"});
+  const std::string algorithm = f.choice(c, path, "algorithm", {"ring", "tree", "nvls", "nvls_tree"});
+  request.algorithm = algorithm == "ring"   ? CollectiveAlgorithm::ring
+                      : algorithm == "tree" ? CollectiveAlgorithm::tree
+                      : algorithm == "nvls" ? CollectiveAlgorithm::nvls
+                                            : CollectiveAlgorithm::nvls_tree;
+  const YAML::Node points = f.child(c, path, "points");
+  std::vector<double> measured;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const std::string at = fmt::format("{}.points[{}]", path, i);
+    request.sizes_bytes.push_back(f.positive_number(points[i], at, "bytes"));
+    measured.push_back(f.positive_number(points[i], at, "busbw_GBps"));
+  }
+  std::vector<CollectiveValidationRow> rows;
+  const std::vector<CollectivePoint> predicted = simulate_collective_sweep(topo, request);
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    const double busbw_GBps = predicted[i].busbw_Bps / 1e9;
+    rows.push_back({id, algorithm, predicted[i].bytes, measured[i], busbw_GBps,
+                    std::abs(busbw_GBps - measured[i]) / measured[i]});
+  }
+  return rows;
+}
+
 }  // namespace
 
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
@@ -128,9 +163,11 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
-  if (root["collectives"].IsSequence())
-    for (const auto& c : root["collectives"])
-      summary.skipped.push_back(c["id"].as<std::string>("?") + ": collective benchmarks are not predicted yet");
+  if (f.has(root, "collectives"))
+    for (size_t i = 0; i < root["collectives"].size(); ++i)
+      for (const CollectiveValidationRow& row :
+           validate_collective(f, root["collectives"][i], fmt::format("collectives[{}]", i), topologies_dir))
+        summary.collective_rows.push_back(row);
   if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
   return summary;
 }
@@ -144,6 +181,12 @@ std::string format_validation_table(const ValidationSummary& s) {
   out += fmt::format("mean absolute percentage error: {:.1f}% over {} runs\n", s.mean_absolute_percentage_error,
                      s.rows.size());
   for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
+  if (s.collective_rows.empty()) return out;
+  out += fmt::format("\n{:<20} {:<10} {:>12} {:>15} {:>16} {:>8}\n", "nccl-tests run", "algorithm", "bytes",
+                     "measured busbw", "predicted busbw", "error");
+  for (const CollectiveValidationRow& r : s.collective_rows)
+    out += fmt::format("{:<20} {:<10} {:>12.0f} {:>10.1f} GB/s {:>11.1f} GB/s {:>7.1f}%\n", r.id, r.algorithm, r.bytes,
+                       r.measured_busbw_GBps, r.predicted_busbw_GBps, 100 * r.relative_error);
   return out;
 }
 

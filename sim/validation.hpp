@@ -18,8 +18,19 @@ struct ValidationRow {
   std::string not_modelled;   // features of the run the model does not have yet
 };
 
+// One published nccl-tests point: bus bandwidth measured vs predicted.
+struct CollectiveValidationRow {
+  std::string id;
+  std::string algorithm;
+  double bytes = 0;
+  double measured_busbw_GBps = 0;
+  double predicted_busbw_GBps = 0;
+  double relative_error = 0;
+};
+
 struct ValidationSummary {
   std::vector<ValidationRow> rows;
+  std::vector<CollectiveValidationRow> collective_rows;
   std::vector<std::string> skipped;  // "id: reason"
   double mean_absolute_percentage_error = 0;
 };

@@ -122,3 +122,36 @@ TEST(Cli, JsonAndTraceHoldTheReportedNumbers) {
 
 }  // namespace
 }  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+// `dtsim collective` prints nccl-tests' columns; the numbers are the alpha-beta time of a ring
+// all-reduce on nvswitch-8 (8.4 + 14 x 12 us of latency, 1.75 S over 100 GB/s NVLink).
+TEST(CollectiveCli, PrintsNcclTestsColumns) {
+  const std::string topo = (test::data_dir() / "topologies" / "nvswitch-8.yaml").string();
+  const CliResult r = run_dtsim("collective " + topo + " --algo ring --proto Simple -b 1G -e 1G");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const double t_us = 176.4 + 1.75 * (1 << 30) / 100e9 * 1e6;
+  const double algbw = (1 << 30) / t_us / 1e3, busbw = 1.75 * algbw;
+  const std::string row = fmt::format("{:>10} {:>12} {:>8} {:>6} {:>6} {:8.0f} {:7.2f} {:7.2f}", 1 << 30, (1 << 30) / 4,
+                                      "float", "sum", -1, t_us, algbw, busbw);
+  EXPECT_NE(r.output.find(row), std::string::npos) << "expected row: " << row << "\n" << r.output;
+  EXPECT_NE(r.output.find(fmt::format("# Avg bus bandwidth    : {:.4f}", busbw)), std::string::npos) << r.output;
+}
+
+TEST(CollectiveCli, BadFlagsAreBadInput) {
+  const CliResult gpus = run_dtsim("collective -g 12");  // 8-GPU nodes: 12 is not whole nodes
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_NE(gpus.output.find("--gpus"), std::string::npos) << gpus.output;
+  const CliResult size = run_dtsim("collective -b 8X");
+  EXPECT_EQ(size.exit_code, 2);
+  EXPECT_NE(size.output.find("a size in bytes such as 8, 64K, 8M or 8G, found 8X"), std::string::npos) << size.output;
+  const CliResult algo = run_dtsim("collective " +
+                                   (test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml").string() +
+                                   " --algo nvls");  // A100 NVSwitches cannot reduce
+  EXPECT_EQ(algo.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace dtsim

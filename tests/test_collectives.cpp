@@ -1,83 +1,213 @@
-// Ring collectives simulated as flows against the alpha-beta formula
-//   T = 2(n-1)*alpha + 2(n-1)/n * S / B      (all-reduce)
-// where alpha is the latency of one ring edge and B the bandwidth of one link.
+// Collectives simulated as flows on uncontended topologies against their alpha-beta formulas
+//   T = latency + bytes-on-the-busiest-link / link bandwidth,
+// with the latency written out from the table in sim/collective_model.cpp (NCCL's tuning.cc
+// values; NVLink steps of the bulk protocols 12 us for Simple and 10.5 us for LL128).
 #include <gtest/gtest.h>
 
-#include "ring_collective.hpp"
+#include <stdexcept>
+
+#include "collective_model.hpp"
+#include "collective_sweep.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
 
 namespace dtsim {
 namespace {
 
-using test::empty_inputs;
 using test::test_topology;
+using Algo = CollectiveAlgorithm;
+constexpr double kUs = 1e-6;
 
-// A data-parallel job whose only work is one gradient all-reduce of `bytes` over `n` ranks.
-double simulated_allreduce_s(const TopologySpec& topo, int nodes, int n, double bytes) {
-  ParallelismConfig p;
-  p.dp = n;
-  WorkloadInputs in = empty_inputs(1, 1);
-  in.gradient_bytes = {bytes};
-  return simulate_workload(topo, nodes, test::kSpeed, assemble_workload(p, in), {}).engine.iteration_s;
-}
+struct Collective {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  Algo algorithm = Algo::ring;
+  Protocol protocol = Protocol::simple;
+  double bytes = 0;
+  int calls = 1;
+};
 
-TEST(RingAllReduce, PlanCarriesTwoNMinusOneOverNOfTheBuffer) {
-  const RingPlan p = ring_plan(CollectiveKind::all_reduce, 8, 800.0);
-  EXPECT_DOUBLE_EQ(p.bytes_per_edge, 2.0 * 7 / 8 * 800);
-  EXPECT_EQ(p.steps, 14);
-  const RingPlan g = ring_plan(CollectiveKind::all_gather, 4, 400.0);
-  EXPECT_DOUBLE_EQ(g.bytes_per_edge, 300.0);
-  EXPECT_EQ(g.steps, 3);
-}
-
-TEST(RingAllReduce, EightGpusOnNvSwitchMatchAlphaBeta) {
-  // Each GPU-to-GPU route crosses two NVLinks of 2 us: alpha = 4 us; B = 100 GB/s.
-  const TopologySpec topo = test_topology("nvswitch-8");
-  for (double bytes : {1e3, 1e6, 1e9}) {
-    const double expected = 2 * 7 * 4e-6 + 2.0 * 7 / 8 * bytes / 100e9;
-    EXPECT_NEAR(simulated_allreduce_s(topo, 1, 8, bytes), expected, 0.01 * expected) << bytes << " bytes";
+// Every listed group runs `c` at once; ranks not in a group stay idle.
+double simulated_s(const TopologySpec& topo, int nodes, const std::vector<std::vector<int>>& groups, const Collective& c) {
+  Workload w;
+  w.ranks.resize(size_t(nodes) * topo.node.gpus);
+  for (const auto& ranks : groups) {
+    const int g = int(w.groups.size());
+    w.groups.push_back({"test", ranks});
+    for (int r : ranks)
+      w.ranks[r].tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = g,
+                                  .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .algorithm = c.algorithm,
+                                  .protocol = c.protocol});
   }
+  return simulate_workload(topo, nodes, test::kSpeed, w, {}).engine.iteration_s;
 }
 
-TEST(RingAllReduce, FourGpusAcrossTheFatTreeMatchAlphaBeta) {
-  // One GPU per node, 2 nodes per leaf: the ring crosses the spine. alpha = 2 NICs x 3 us,
-  // B = 400 Gb/s = 50 GB/s (fabric links carry a node's full NIC bandwidth).
-  const TopologySpec topo = test_topology("single-gpu-nodes");
-  for (double bytes : {1e4, 256e6}) {
-    const double expected = 2 * 3 * 6e-6 + 2.0 * 3 / 4 * bytes / 50e9;
-    EXPECT_NEAR(simulated_allreduce_s(topo, 4, 4, bytes), expected, 0.01 * expected) << bytes << " bytes";
-  }
-}
+const std::vector<int> kEight = {0, 1, 2, 3, 4, 5, 6, 7};
 
-TEST(RingAllReduce, MergedCallsCostTheSumOfSeparateCalls) {
-  // A TP collective task merges k calls into one flow; it must cost k times one call.
+// nvswitch-8: one node of 8 GPUs, NVLink 100 GB/s per GPU and direction.
+TEST(CollectiveTime, RingAllReduceOnOneNodePerProtocol) {
   const TopologySpec topo = test_topology("nvswitch-8");
-  ParallelismConfig p;
-  p.tp = 8;
-  WorkloadInputs in = empty_inputs(1, 1);
-  in.tp_allreduce_bytes = 4e6;
-  in.forward[0].tp_allreduces = 5;
-  const double simulated = simulate_workload(topo, 1, test::kSpeed, assemble_workload(p, in), {}).engine.iteration_s;
-  const double one_call = ring_time_s(CollectiveKind::all_reduce, 8, 4e6, 4e-6, 100e9);
-  EXPECT_NEAR(simulated, 5 * one_call, 0.01 * 5 * one_call);
+  const double S = 1e9;
+  // Simple: 8.4 + 14 steps x 12 us; each ring edge carries 2*7/8*S.
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.bytes = S}), 176.4 * kUs + 1.75 * S / 100e9, 1e-6);
+  // LL: 6.6 + 14 x 0.6 us; half the link bandwidth.
+  const double s_ll = 1e6;
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.protocol = Protocol::ll, .bytes = s_ll}),
+              15.0 * kUs + 1.75 * s_ll / 50e9, 1e-8);
+  // LL128: 14 + 14 x 10.5 us; 92% of the link bandwidth.
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.protocol = Protocol::ll128, .bytes = S}),
+              161.0 * kUs + 1.75 * S / 92e9, 1e-6);
 }
 
-TEST(RingAllReduce, TwoRingsSharingNicsEachGetHalfTheBandwidth) {
-  // TP=2 x DP=2 on two 2-GPU nodes whose GPUs share one NIC: both DP rings cross that NIC at
-  // once, so each sees 25 GB/s of the 50 GB/s link.
+TEST(CollectiveTime, RingAllGatherReduceScatterBroadcast) {
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double S = 1e9;
+  // n-1 = 7 steps: 8.4 + 7 x 12 = 92.4 us; an edge carries 7/8 of the buffer (all the buffer
+  // for a broadcast, whose chain has 7 edges).
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::all_gather, .bytes = S}),
+              92.4 * kUs + 0.875 * S / 100e9, 1e-6);
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::reduce_scatter, .bytes = S}),
+              92.4 * kUs + 0.875 * S / 100e9, 1e-6);
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::broadcast, .bytes = S}),
+              92.4 * kUs + S / 100e9, 1e-6);
+}
+
+TEST(CollectiveTime, RecursiveHalvingDoubling) {
+  // 3 halving + 3 doubling exchanges of S/2, S/4, S/8 each way: 1.75 S on every link;
+  // latency 8.4 + 6 x 12 us.
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.algorithm = Algo::recursive_halving_doubling, .bytes = S}),
+              80.4 * kUs + 1.75 * S / 100e9, 1e-6);
+}
+
+TEST(CollectiveTime, NvlsAllReduce) {
+  // Each GPU sends S + S/8 into the NVSwitch and receives as much, at 85% of NVLink; 25 us.
+  TopologySpec topo = test_topology("nvswitch-8");
+  topo.node.nvlink_sharp = true;
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.algorithm = Algo::nvls, .bytes = S}),
+              25.0 * kUs + 1.125 * S / 85e9, 1e-6);
+}
+
+TEST(CollectiveTime, DirectAllToAllAndSendRecv) {
+  // One step (8.4 + 12 us). All-to-all: each GPU sends S/8 to each of 7 peers; send/recv: the
+  // whole buffer to the next GPU.
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::all_to_all, .algorithm = Algo::direct, .bytes = S}),
+              20.4 * kUs + 0.875 * S / 100e9, 1e-6);
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::send_recv, .algorithm = Algo::direct, .bytes = S}),
+              20.4 * kUs + S / 100e9, 1e-6);
+}
+
+// Four nodes of one GPU (NIC 50 GB/s, 3 us per NIC) under one leaf switch: nothing shared.
+TopologySpec four_single_gpu_nodes() {
+  TopologySpec topo = test_topology("single-gpu-nodes");
+  topo.fabric.nodes_per_leaf = 4;
+  return topo;
+}
+
+TEST(CollectiveTime, DoubleBinaryTreeAcrossNodes) {
+  // Trees over 4 nodes: tree 0 = 0->{1,2}, 1->3; tree 1 (mirror) = 3->{2,1}, 2->0. Every node has
+  // 3 tree edges in all, each carrying S/2 each way: 1.5 S per NIC and direction.
+  // Latency 8.4 + 2 x (0 x 4.0 + log2(4) x 14) = 64.4 us.
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(four_single_gpu_nodes(), 4, {{0, 1, 2, 3}}, {.algorithm = Algo::tree, .bytes = S}),
+              64.4 * kUs + 1.5 * S / 50e9, 1e-6);
+}
+
+// Two nodes of two GPUs, one 50 GB/s NIC per GPU, NVLink 100 GB/s (no latency).
+TopologySpec two_by_two(bool sharp = false) {
   TopologySpec topo = test_topology("single-gpu-nodes");
   topo.node.gpus = 2;
+  topo.node.nics = 2;
+  topo.node.nvlink_sharp = sharp;
+  return topo;
+}
+
+TEST(CollectiveTime, RingAcrossNodesUsesEveryNic) {
+  // Two channels; each enters and leaves every node through a different NIC. An edge carries
+  // 2*3/4*S = 1.5 S over both channels: 0.75 S per NIC. Latency: 8.4 + (6-2) x 12 + 2 x 14.
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(two_by_two(), 2, {{0, 1, 2, 3}}, {.bytes = S}), 84.4 * kUs + 0.75 * S / 50e9, 1e-6);
+}
+
+TEST(CollectiveTime, HierarchicalAllReduce) {
+  // Reduce-scatter in each node (ring of 2: S/2 over NVLink, 8.4 + 12 us), all-reduce of S/2
+  // between the nodes by each GPU over its own NIC (ring of 2: S/2, 8.4 + 2 x 14 us), all-gather
+  // in each node (S/2, 20.4 us).
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(two_by_two(), 2, {{0, 1, 2, 3}}, {.algorithm = Algo::hierarchical, .bytes = S}),
+              (20.4 + 36.4 + 20.4) * kUs + 0.5 * S / 100e9 + 0.5 * S / 50e9 + 0.5 * S / 100e9, 1e-6);
+}
+
+TEST(CollectiveTime, NvlsTreeAllReduce) {
+  // NVLS inside each node (each GPU sends S + S/2 at 85% of NVLink) while trees between the
+  // nodes carry S/2 per NIC each way, at once (pipelined): the NVLink side is the longer one.
+  // Latency 25 + 2 x log2(2) x 20.9 us.
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(two_by_two(true), 2, {{0, 1, 2, 3}}, {.algorithm = Algo::nvls_tree, .bytes = S}),
+              66.8 * kUs + 1.5 * S / 85e9, 1e-6);
+}
+
+TEST(CollectiveTime, MergedCallsCostTheSumOfSeparateCalls) {
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double one = simulated_s(topo, 1, {kEight}, {.bytes = 4e6});
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.bytes = 4e6, .calls = 5}), 5 * one, 1e-9);
+}
+
+TEST(CollectiveTime, TwoRingsSharingANicEachGetHalfTheBandwidth) {
+  // Two nodes of 2 GPUs sharing one 50 GB/s NIC; rings {0,2} and {1,3} both cross it, so each
+  // moves its 2*1/2*S = S per edge at 25 GB/s. Latency 8.4 + 2 x 14 us.
+  TopologySpec topo = two_by_two();
   topo.node.nics = 1;
-  ParallelismConfig p;
-  p.tp = 2;
-  p.dp = 2;
-  WorkloadInputs in = empty_inputs(1, 1);
-  const double bytes = 1e9;
-  in.gradient_bytes = {bytes};
-  const double simulated = simulate_workload(topo, 2, test::kSpeed, assemble_workload(p, in), {}).engine.iteration_s;
-  const double expected = 2 * 1 * 6e-6 + 2.0 * 1 / 2 * bytes / 25e9;
-  EXPECT_NEAR(simulated, expected, 0.01 * expected);
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(topo, 2, {{0, 2}, {1, 3}}, {.bytes = S}), 36.4 * kUs + S / 25e9, 1e-6);
+}
+
+TEST(CollectiveChoice, LikeNcclBySizeAndShape) {
+  const TopologySpec h100 = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  const TopologySpec a100 = load_topology(test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml");
+  const GroupShape node{8, 1, 8}, two_nodes{16, 2, 8}, nodes{64, 8, 8};
+  auto choice = [](const TopologySpec& t, GroupShape g, double bytes, CollectiveKind k = CollectiveKind::all_reduce) {
+    const CollectiveEstimate e = choose_collective(k, g, bytes, t.node);
+    return std::string(to_string(e.algorithm)) + "/" + to_string(e.protocol);
+  };
+  // Small messages are latency-bound: LL rings. Large ones on an NVLink-SHARP node: NVLS.
+  EXPECT_EQ(choice(h100, node, 1024), "ring/LL");
+  EXPECT_EQ(choice(h100, node, 1e9), "nvls/Simple");
+  EXPECT_EQ(choice(a100, node, 1e9), "ring/Simple");
+  // Two H100 nodes: NVLS inside them with trees between them beats the rings and NVLink chains.
+  EXPECT_EQ(choice(h100, two_nodes, 1e9), "nvls_tree/Simple");
+  // Eight A100 nodes (200 GB/s of NICs each): a ring moves 2*63/64 S = 1.97 S through each
+  // node's NICs, the trees 2 S through the busiest node: 9.84 against 10.0 ms per GB. The ring's
+  // 126 steps cost 1.55 ms of latency against the trees' 0.15 ms, so trees win below ~9 GB.
+  EXPECT_EQ(choice(a100, nodes, 1e9), "tree/Simple");
+  EXPECT_EQ(choice(a100, nodes, 16e9), "ring/Simple");
+  EXPECT_EQ(choice(a100, nodes, 1e9, CollectiveKind::all_gather), "ring/Simple");
+  EXPECT_EQ(choice(a100, nodes, 1e9, CollectiveKind::all_to_all), "direct/Simple");
+  EXPECT_THROW(choose_collective(CollectiveKind::all_reduce, node, 1e6, a100.node, Algo::nvls), std::invalid_argument);
+}
+
+TEST(CollectiveChoice, NcclTestsBusBandwidthFactors) {
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::all_reduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::all_gather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::all_to_all, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::broadcast, 8), 1.0);
+}
+
+TEST(CollectiveSweep, SizesAndBusBandwidthAsNcclTests) {
+  EXPECT_EQ(size_sweep(8, 8.0 * (1 << 30), 2).size(), 31u);  // 8 B .. 8 GiB
+  // A 1 GB ring all-reduce on nvswitch-8: t = 176.4 us + 1.75 GB / 100 GB/s; busbw = 1.75 S / t.
+  CollectiveSweepRequest r;
+  r.algorithm = Algo::ring;
+  r.protocol = Protocol::simple;
+  r.sizes_bytes = {1e9};
+  const CollectivePoint p = simulate_collective_sweep(test_topology("nvswitch-8"), r).at(0);
+  const double t = 176.4e-6 + 1.75e9 / 100e9;
+  EXPECT_NEAR(p.time_s, t, 1e-6);
+  EXPECT_NEAR(p.busbw_Bps, 1.75e9 / t, 1e6);
+  EXPECT_NEAR(p.algbw_Bps, 1e9 / t, 1e6);
 }
 
 }  // namespace

@@ -26,5 +26,16 @@ TEST(Validation, PublishedRunsArePredictedWithinBounds) {
   EXPECT_LT(s.mean_absolute_percentage_error, 6.0);
 }
 
+TEST(Validation, PublishedNcclTestsBusBandwidthWithinTenPercentFromSixtyFourMegabytes) {
+  const std::filesystem::path runs = test::source_dir() / ".." / "shared" / "validation" / "published-runs.yaml";
+  if (!std::filesystem::exists(runs)) GTEST_SKIP() << "no " << runs;
+  const ValidationSummary s = validate_published_runs(runs, test::source_dir() / "topologies");
+  ASSERT_GE(s.collective_rows.size(), 6u);
+  for (const CollectiveValidationRow& row : s.collective_rows)
+    if (row.bytes >= 64.0 * (1 << 20)) {
+      EXPECT_LT(row.relative_error, 0.10) << row.id << " at " << row.bytes << " B";
+    }
+}
+
 }  // namespace
 }  // namespace dtsim
