@@ -66,5 +66,50 @@ TEST(Topology, OversubscriptionBelowOne) {
   EXPECT_EQ(e.found, "'0.5'");
 }
 
+TEST(Topology, EveryStockFileLoads) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "topologies"))
+    if (entry.path().extension() == ".yaml") {
+      const TopologySpec t = load_topology(entry.path());
+      EXPECT_EQ(t.name + ".yaml", entry.path().filename().string());
+      EXPECT_FALSE(t.description.empty()) << entry.path();
+      ++files;
+    }
+  EXPECT_GE(files, 10);
+}
+
+TEST(Topology, SpineLeafOversubscriptionFollowsFromItsLinks) {
+  // 4 nodes x 8 NICs x 400 Gb/s = 12.8 Tb/s down; 8 spines x 800 Gb/s = 6.4 Tb/s up: 2:1.
+  const TopologySpec t = load_topology(test::source_dir() / "topologies" / "dgx-h100-roce-spine-leaf.yaml");
+  EXPECT_EQ(t.fabric.kind, FabricKind::spine_leaf);
+  EXPECT_DOUBLE_EQ(t.fabric.oversubscription, 2.0);
+}
+
+TEST(Topology, DragonflyAndTorusCapacity) {
+  EXPECT_EQ(load_topology(test::source_dir() / "topologies" / "dgx-h100-dragonfly.yaml").fabric.capacity_nodes(),
+            8 * 1 * 4 * 4);
+  EXPECT_EQ(load_topology(test::source_dir() / "topologies" / "dgx-h100-torus-3d.yaml").fabric.capacity_nodes(), 64);
+}
+
+TEST(Topology, RailFabricNeedsOneNicPerGpu) {
+  const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-rail-fewer-nics.yaml"); });
+  EXPECT_EQ(e.field, "fabric.kind");
+  EXPECT_EQ(e.line, 8);
+  EXPECT_EQ(e.found, "rail_optimized with 4 NICs");
+}
+
+TEST(Topology, NvlinkSharpNeedsGenerationFour) {
+  const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-sharp-nvlink3.yaml"); });
+  EXPECT_EQ(e.field, "node.nvlink.sharp");
+  EXPECT_EQ(e.found, "true with generation 3");
+}
+
+TEST(Topology, TorusDimensionMustBePositive) {
+  const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-torus-dimension.yaml"); });
+  EXPECT_EQ(e.field, "fabric.dimensions[1]");
+  EXPECT_EQ(e.expected, "a positive integer");
+  EXPECT_EQ(e.found, "'0'");
+}
+
 }  // namespace
 }  // namespace dtsim
