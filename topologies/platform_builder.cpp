@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+
+#include "rail_zone.hpp"
 
 namespace dtsim {
 
@@ -19,11 +22,13 @@ void configure_network_model(sg4::Engine& engine) {
 namespace {
 
 using Dir = sg4::LinkInRoute::Direction;
+using Leaf = std::pair<NetPoint*, NetPoint*>;  // what a cluster zone's netpoint callback returns
+
+unsigned at_least_one(double x) { return std::max(1u, unsigned(std::lround(x))); }
 
 // One DGX-style node: every GPU reaches every other through its own NVLink (to the NVSwitch),
 // and the outside through its NIC (GPU k -> NIC k % nics).
-std::pair<NetPoint*, NetPoint*> build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double speed,
-                                           Platform& out) {
+Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double speed, Platform& out) {
   auto* zone = sg4::create_full_zone(fmt::format("node{}", node));
   zone->set_parent(fabric);
   NetPoint* gateway = zone->create_router(fmt::format("node{}-gw", node));
@@ -32,6 +37,7 @@ std::pair<NetPoint*, NetPoint*> build_node(sg4::NetZone* fabric, const NodeSpec&
   for (int g = 0; g < spec.gpus; ++g) {
     const int rank = node * spec.gpus + g;
     sg4::Host* host = zone->create_host(fmt::format("gpu{}", rank), speed);
+    host->seal();  // the zone's seal() would only find hosts reachable from the root
     out.gpus[rank] = host;
     gpus[g] = host->get_netpoint();
     nvlinks[g] = zone->create_split_duplex_link(fmt::format("gpu{}-nvlink", rank), spec.nvlink_bw_Bps)
@@ -51,31 +57,116 @@ std::pair<NetPoint*, NetPoint*> build_node(sg4::NetZone* fabric, const NodeSpec&
   return {zone->get_netpoint(), gateway};
 }
 
+// Netpoint callback shared by the cluster zones: position `node` holds that node when it exists,
+// an empty router otherwise (positions beyond `nodes`, dragonfly routers without nodes).
+struct NodeMaker {
+  const TopologySpec& topo;
+  int nodes;
+  double speed;
+  Platform& out;
+  Leaf operator()(sg4::NetZone* fabric, long node, unsigned long position) const {
+    if (node < 0 || node >= nodes) return {fabric->create_router(fmt::format("empty-slot{}", position)), nullptr};
+    return build_node(fabric, topo.node, int(node), speed, out);
+  }
+};
+
+void build_fat_tree(sg4::NetZone* parent, const TopologySpec& topo, const NodeMaker& make, double link_bw_Bps) {
+  const FatTreeShape shape = fat_tree_shape(topo.fabric, make.nodes);
+  const auto levels = unsigned(shape.down.size());
+  const sg4::FatTreeParams params(levels, shape.down, shape.up, std::vector<unsigned>(levels, 1));
+  auto leaf = [&](sg4::NetZone* z, const std::vector<unsigned long>&, unsigned long id) { return make(z, long(id), id); };
+  sg4::create_fatTree_zone("fabric", parent, params, sg4::ClusterCallbacks(leaf), link_bw_Bps, 0.0,
+                           sg4::Link::SharingPolicy::SPLITDUPLEX)
+      ->seal();
+}
+
+// SimGrid 3.32's DragonflyZone puts the global link from group i to group j on router j of
+// chassis 0 of group i, and crashes when a chassis has fewer routers than there are groups.
+// Such chassis get extra router positions that hold no node ("phantom" routers, all-to-all
+// linked like the others) to carry those global links; real routers keep their nodes.
+void build_dragonfly(sg4::NetZone* parent, const FabricSpec& f, const NodeMaker& make, double link_bw_Bps) {
+  const unsigned routers = unsigned(std::max(f.routers_per_chassis, f.groups));
+  const sg4::DragonflyParams params({unsigned(f.groups), 1}, {unsigned(f.chassis_per_group), 1}, {routers, 1},
+                                    unsigned(f.nodes_per_router));
+  auto leaf = [&](sg4::NetZone* z, const std::vector<unsigned long>&, unsigned long id) {
+    const long per_router = f.nodes_per_router, slot = long(id) % per_router, router = long(id) / per_router;
+    const long blade = router % routers, chassis = router / routers;  // chassis counts over all groups
+    const long node = blade < f.routers_per_chassis ? (chassis * f.routers_per_chassis + blade) * per_router + slot : -1;
+    return make(z, node, id);
+  };
+  sg4::create_dragonfly_zone("fabric", parent, params, sg4::ClusterCallbacks(leaf), link_bw_Bps, 0.0,
+                             sg4::Link::SharingPolicy::SPLITDUPLEX)
+      ->seal();
+}
+
+void build_torus(sg4::NetZone* parent, const FabricSpec& f, const NodeMaker& make, double link_bw_Bps) {
+  const std::vector<unsigned long> dims(f.dimensions.begin(), f.dimensions.end());
+  auto leaf = [&](sg4::NetZone* z, const std::vector<unsigned long>&, unsigned long id) { return make(z, long(id), id); };
+  sg4::create_torus_zone("fabric", parent, dims, sg4::ClusterCallbacks(leaf), link_bw_Bps, 0.0,
+                         sg4::Link::SharingPolicy::SPLITDUPLEX)
+      ->seal();
+}
+
+// Rail leaves' up-links carry a full group's NIC bandwidth on that rail divided by the
+// oversubscription; a last, partial group gets the same up-links.
+void build_rails(sg4::NetZone* parent, const TopologySpec& topo, int nodes, double speed, Platform& out) {
+  RailFabricParams p;
+  p.nodes = nodes;
+  p.gpus_per_node = topo.node.gpus;
+  p.nodes_per_group = std::min(nodes, topo.fabric.nodes_per_leaf);
+  p.nvlink_bw_Bps = topo.node.nvlink_bw_Bps;
+  p.nvlink_latency_s = topo.node.nvlink_latency_s;
+  p.nic_bw_Bps = topo.node.nic_bw_Bps;
+  p.nic_latency_s = topo.node.nic_latency_s;
+  p.rail_uplink_bw_Bps = p.nodes_per_group * topo.node.nic_bw_Bps / topo.fabric.oversubscription;
+  auto* zone = new RailZone("fabric", p);  // owned by its parent zone from set_parent() on
+  zone->set_parent(parent->get_impl());
+  out.gpus = zone->populate(speed);
+  zone->get_iface()->seal();
+}
+
 }  // namespace
 
+FatTreeShape fat_tree_shape(const FabricSpec& f, int nodes) {
+  const auto per_leaf = unsigned(std::min(nodes, f.nodes_per_leaf));
+  const unsigned leaves = (unsigned(nodes) + per_leaf - 1) / per_leaf;
+  if (leaves == 1) return {{per_leaf}, {1}};
+  const unsigned spines = at_least_one(f.nodes_per_leaf / f.oversubscription);
+  const bool three_tiers = f.kind == FabricKind::fat_tree && f.tiers == 3 && leaves > unsigned(f.leaves_per_pod);
+  if (!three_tiers) return {{per_leaf, leaves}, {1, spines}};
+  const auto per_pod = unsigned(f.leaves_per_pod);
+  const unsigned pods = (leaves + per_pod - 1) / per_pod;
+  return {{per_leaf, per_pod, pods}, {1, spines, at_least_one(per_pod / f.pod_oversubscription)}};
+}
+
 Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops) {
+  check_node_count(topo, nodes, "the platform");
   Platform out;
   out.gpus_per_node = topo.node.gpus;
   out.gpus.resize(size_t(nodes) * topo.node.gpus);
-
   auto* root = sg4::create_full_zone("cluster");
-  const unsigned per_leaf = unsigned(std::min(nodes, topo.fabric.nodes_per_leaf));
-  const unsigned leaves = unsigned((nodes + per_leaf - 1) / per_leaf);
-  // Every fat-tree link carries one node's worth of NIC bandwidth; a leaf gets enough spine
-  // up-links for `oversubscription` to hold: spines = nodes_per_leaf / oversubscription.
-  const unsigned spines = std::max(1u, unsigned(per_leaf / topo.fabric.oversubscription + 0.5));
-  const sg4::FatTreeParams params = leaves == 1 ? sg4::FatTreeParams(1, {per_leaf}, {1}, {1})
-                                                : sg4::FatTreeParams(2, {per_leaf, leaves}, {1, spines}, {1, 1});
-  const double node_bw_Bps = topo.node.nic_bw_Bps * topo.node.nics;
-
-  auto make_leaf = [&](sg4::NetZone* fabric, const std::vector<unsigned long>&, unsigned long id)
-      -> std::pair<NetPoint*, NetPoint*> {
-    if (long(id) >= nodes) return {fabric->create_router(fmt::format("empty-slot{}", id)), nullptr};
-    return build_node(fabric, topo.node, int(id), gpu_speed_flops, out);
-  };
-  auto* fabric = sg4::create_fatTree_zone("fabric", root, params, sg4::ClusterCallbacks(make_leaf), node_bw_Bps,
-                                          0.0, sg4::Link::SharingPolicy::SPLITDUPLEX);
-  fabric->seal();
+  // SimGrid 3.32 checks each new host's and link's name, and seals each zone, by walking every
+  // zone reachable from the root: with thousands of node zones under the root that is quadratic
+  // (17 s for 2048 nodes). So the fabric is built under a holder zone that the root does not
+  // see yet (it gets the root's models by hand; names are unique by construction) and the
+  // holder is attached to the root once the fabric is complete.
+  auto* holder = sg4::create_full_zone("fabric-holder");
+  simgrid::kernel::routing::NetZoneImpl *h = holder->get_impl(), *r = root->get_impl();
+  h->set_network_model(r->get_network_model());
+  h->set_cpu_pm_model(r->get_cpu_pm_model());
+  h->set_cpu_vm_model(r->get_cpu_vm_model());
+  h->set_disk_model(r->get_disk_model());
+  h->set_host_model(r->get_host_model());
+  const NodeMaker make{topo, nodes, gpu_speed_flops, out};
+  const double node_bw_Bps = topo.node.nic_aggregate_bw_Bps();
+  switch (topo.fabric.kind) {
+    case FabricKind::fat_tree:
+    case FabricKind::spine_leaf: build_fat_tree(holder, topo, make, node_bw_Bps); break;
+    case FabricKind::dragonfly: build_dragonfly(holder, topo.fabric, make, node_bw_Bps); break;
+    case FabricKind::torus: build_torus(holder, topo.fabric, make, node_bw_Bps); break;
+    case FabricKind::rail_optimized: build_rails(holder, topo, nodes, gpu_speed_flops, out); break;
+  }
+  holder->set_parent(root);
   root->seal();
   return out;
 }
