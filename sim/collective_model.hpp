@@ -34,8 +34,8 @@ struct LatencyTable {
   double nvls_efficiency = 0;           // NVLS's fraction of NVLink bandwidth
 };
 
-// NCCL's constants from tuning.cc, except the NVLink step latency of the LL128 and Simple
-// protocols, which measured mid-size all-reduces show to be larger (see the .cpp).
+// NCCL's constants from tuning.cc, except the base latency of the LL128 and Simple protocols,
+// which measured mid-size all-reduces show to be larger (see the .cpp).
 const LatencyTable& collective_latency_table();
 
 struct CollectiveEstimate {

@@ -1,7 +1,7 @@
 // Collectives simulated as flows on uncontended topologies against their alpha-beta formulas
 //   T = latency + bytes-on-the-busiest-link / link bandwidth,
 // with the latency written out from the table in sim/collective_model.cpp (NCCL's tuning.cc
-// values; NVLink steps of the bulk protocols 12 us for Simple and 10.5 us for LL128).
+// values; base latency of the bulk protocols 142.4 us for Simple and 148 us for LL128).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -47,37 +47,37 @@ const std::vector<int> kEight = {0, 1, 2, 3, 4, 5, 6, 7};
 TEST(CollectiveTime, RingAllReduceOnOneNodePerProtocol) {
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9;
-  // Simple: 8.4 + 14 steps x 12 us; each ring edge carries 2*7/8*S.
-  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.bytes = S}), 176.4 * kUs + 1.75 * S / 100e9, 1e-6);
+  // Simple: 142.4 + 14 steps x 3.4 us; each ring edge carries 2*7/8*S.
+  EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.bytes = S}), 190.0 * kUs + 1.75 * S / 100e9, 1e-6);
   // LL: 6.6 + 14 x 0.6 us; half the link bandwidth.
   const double s_ll = 1e6;
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.protocol = Protocol::ll, .bytes = s_ll}),
               15.0 * kUs + 1.75 * s_ll / 50e9, 1e-8);
-  // LL128: 14 + 14 x 10.5 us; 92% of the link bandwidth.
+  // LL128: 148 + 14 x 1.9 us; 92% of the link bandwidth.
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.protocol = Protocol::ll128, .bytes = S}),
-              161.0 * kUs + 1.75 * S / 92e9, 1e-6);
+              174.6 * kUs + 1.75 * S / 92e9, 1e-6);
 }
 
 TEST(CollectiveTime, RingAllGatherReduceScatterBroadcast) {
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9;
-  // n-1 = 7 steps: 8.4 + 7 x 12 = 92.4 us; an edge carries 7/8 of the buffer (all the buffer
+  // n-1 = 7 steps: 142.4 + 7 x 3.4 = 166.2 us; an edge carries 7/8 of the buffer (all the buffer
   // for a broadcast, whose chain has 7 edges).
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::all_gather, .bytes = S}),
-              92.4 * kUs + 0.875 * S / 100e9, 1e-6);
+              166.2 * kUs + 0.875 * S / 100e9, 1e-6);
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::reduce_scatter, .bytes = S}),
-              92.4 * kUs + 0.875 * S / 100e9, 1e-6);
+              166.2 * kUs + 0.875 * S / 100e9, 1e-6);
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::broadcast, .bytes = S}),
-              92.4 * kUs + S / 100e9, 1e-6);
+              166.2 * kUs + S / 100e9, 1e-6);
 }
 
 TEST(CollectiveTime, RecursiveHalvingDoubling) {
   // 3 halving + 3 doubling exchanges of S/2, S/4, S/8 each way: 1.75 S on every link;
-  // latency 8.4 + 6 x 12 us.
+  // latency 142.4 + 6 x 3.4 us.
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9;
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.algorithm = Algo::recursive_halving_doubling, .bytes = S}),
-              80.4 * kUs + 1.75 * S / 100e9, 1e-6);
+              162.8 * kUs + 1.75 * S / 100e9, 1e-6);
 }
 
 TEST(CollectiveTime, NvlsAllReduce) {
@@ -90,14 +90,14 @@ TEST(CollectiveTime, NvlsAllReduce) {
 }
 
 TEST(CollectiveTime, DirectAllToAllAndSendRecv) {
-  // One step (8.4 + 12 us). All-to-all: each GPU sends S/8 to each of 7 peers; send/recv: the
+  // One step (142.4 + 3.4 us). All-to-all: each GPU sends S/8 to each of 7 peers; send/recv: the
   // whole buffer to the next GPU.
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9;
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::all_to_all, .algorithm = Algo::direct, .bytes = S}),
-              20.4 * kUs + 0.875 * S / 100e9, 1e-6);
+              145.8 * kUs + 0.875 * S / 100e9, 1e-6);
   EXPECT_NEAR(simulated_s(topo, 1, {kEight}, {.kind = CollectiveKind::send_recv, .algorithm = Algo::direct, .bytes = S}),
-              20.4 * kUs + S / 100e9, 1e-6);
+              145.8 * kUs + S / 100e9, 1e-6);
 }
 
 // Four nodes of one GPU (NIC 50 GB/s, 3 us per NIC) under one leaf switch: nothing shared.
@@ -110,10 +110,10 @@ TopologySpec four_single_gpu_nodes() {
 TEST(CollectiveTime, DoubleBinaryTreeAcrossNodes) {
   // Trees over 4 nodes: tree 0 = 0->{1,2}, 1->3; tree 1 (mirror) = 3->{2,1}, 2->0. Every node has
   // 3 tree edges in all, each carrying S/2 each way: 1.5 S per NIC and direction.
-  // Latency 8.4 + 2 x (0 x 4.0 + log2(4) x 14) = 64.4 us.
+  // Latency 142.4 + 2 x (0 x 4.0 + log2(4) x 14) = 198.4 us.
   const double S = 1e9;
   EXPECT_NEAR(simulated_s(four_single_gpu_nodes(), 4, {{0, 1, 2, 3}}, {.algorithm = Algo::tree, .bytes = S}),
-              64.4 * kUs + 1.5 * S / 50e9, 1e-6);
+              198.4 * kUs + 1.5 * S / 50e9, 1e-6);
 }
 
 // Two nodes of two GPUs, one 50 GB/s NIC per GPU, NVLink 100 GB/s (no latency).
@@ -127,18 +127,18 @@ TopologySpec two_by_two(bool sharp = false) {
 
 TEST(CollectiveTime, RingAcrossNodesUsesEveryNic) {
   // Two channels; each enters and leaves every node through a different NIC. An edge carries
-  // 2*3/4*S = 1.5 S over both channels: 0.75 S per NIC. Latency: 8.4 + (6-2) x 12 + 2 x 14.
+  // 2*3/4*S = 1.5 S over both channels: 0.75 S per NIC. Latency: 142.4 + (6-2) x 3.4 + 2 x 14.
   const double S = 1e9;
-  EXPECT_NEAR(simulated_s(two_by_two(), 2, {{0, 1, 2, 3}}, {.bytes = S}), 84.4 * kUs + 0.75 * S / 50e9, 1e-6);
+  EXPECT_NEAR(simulated_s(two_by_two(), 2, {{0, 1, 2, 3}}, {.bytes = S}), 184.0 * kUs + 0.75 * S / 50e9, 1e-6);
 }
 
 TEST(CollectiveTime, HierarchicalAllReduce) {
-  // Reduce-scatter in each node (ring of 2: S/2 over NVLink, 8.4 + 12 us), all-reduce of S/2
-  // between the nodes by each GPU over its own NIC (ring of 2: S/2, 8.4 + 2 x 14 us), all-gather
-  // in each node (S/2, 20.4 us).
+  // Reduce-scatter in each node (ring of 2: S/2 over NVLink, 142.4 + 3.4 us), all-reduce of S/2
+  // between the nodes by each GPU over its own NIC (ring of 2: S/2, 142.4 + 2 x 14 us), all-gather
+  // in each node (S/2, 145.8 us).
   const double S = 1e9;
   EXPECT_NEAR(simulated_s(two_by_two(), 2, {{0, 1, 2, 3}}, {.algorithm = Algo::hierarchical, .bytes = S}),
-              (20.4 + 36.4 + 20.4) * kUs + 0.5 * S / 100e9 + 0.5 * S / 50e9 + 0.5 * S / 100e9, 1e-6);
+              (145.8 + 170.4 + 145.8) * kUs + 0.5 * S / 100e9 + 0.5 * S / 50e9 + 0.5 * S / 100e9, 1e-6);
 }
 
 TEST(CollectiveTime, NvlsTreeAllReduce) {
@@ -158,11 +158,11 @@ TEST(CollectiveTime, MergedCallsCostTheSumOfSeparateCalls) {
 
 TEST(CollectiveTime, TwoRingsSharingANicEachGetHalfTheBandwidth) {
   // Two nodes of 2 GPUs sharing one 50 GB/s NIC; rings {0,2} and {1,3} both cross it, so each
-  // moves its 2*1/2*S = S per edge at 25 GB/s. Latency 8.4 + 2 x 14 us.
+  // moves its 2*1/2*S = S per edge at 25 GB/s. Latency 142.4 + 2 x 14 us.
   TopologySpec topo = two_by_two();
   topo.node.nics = 1;
   const double S = 1e9;
-  EXPECT_NEAR(simulated_s(topo, 2, {{0, 2}, {1, 3}}, {.bytes = S}), 36.4 * kUs + S / 25e9, 1e-6);
+  EXPECT_NEAR(simulated_s(topo, 2, {{0, 2}, {1, 3}}, {.bytes = S}), 170.4 * kUs + S / 25e9, 1e-6);
 }
 
 TEST(CollectiveChoice, LikeNcclBySizeAndShape) {
@@ -181,7 +181,7 @@ TEST(CollectiveChoice, LikeNcclBySizeAndShape) {
   EXPECT_EQ(choice(h100, two_nodes, 1e9), "nvls_tree/Simple");
   // Eight A100 nodes (200 GB/s of NICs each): a ring moves 2*63/64 S = 1.97 S through each
   // node's NICs, the trees 2 S through the busiest node: 9.84 against 10.0 ms per GB. The ring's
-  // 126 steps cost 1.55 ms of latency against the trees' 0.15 ms, so trees win below ~9 GB.
+  // 126 steps cost 0.72 ms of latency against the trees' 0.28 ms, so trees win below ~7 GB.
   EXPECT_EQ(choice(a100, nodes, 1e9), "tree/Simple");
   EXPECT_EQ(choice(a100, nodes, 16e9), "ring/Simple");
   EXPECT_EQ(choice(a100, nodes, 1e9, CollectiveKind::all_gather), "ring/Simple");
@@ -198,13 +198,13 @@ TEST(CollectiveChoice, NcclTestsBusBandwidthFactors) {
 
 TEST(CollectiveSweep, SizesAndBusBandwidthAsNcclTests) {
   EXPECT_EQ(size_sweep(8, 8.0 * (1 << 30), 2).size(), 31u);  // 8 B .. 8 GiB
-  // A 1 GB ring all-reduce on nvswitch-8: t = 176.4 us + 1.75 GB / 100 GB/s; busbw = 1.75 S / t.
+  // A 1 GB ring all-reduce on nvswitch-8: t = 190 us + 1.75 GB / 100 GB/s; busbw = 1.75 S / t.
   CollectiveSweepRequest r;
   r.algorithm = Algo::ring;
   r.protocol = Protocol::simple;
   r.sizes_bytes = {1e9};
   const CollectivePoint p = simulate_collective_sweep(test_topology("nvswitch-8"), r).at(0);
-  const double t = 176.4e-6 + 1.75e9 / 100e9;
+  const double t = 190.0e-6 + 1.75e9 / 100e9;
   EXPECT_NEAR(p.time_s, t, 1e-6);
   EXPECT_NEAR(p.busbw_Bps, 1.75e9 / t, 1e6);
   EXPECT_NEAR(p.algbw_Bps, 1e9 / t, 1e6);
