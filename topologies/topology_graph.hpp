@@ -6,7 +6,7 @@
 //
 // Inside a node: GPU k -- node's NVSwitch (NVLink bandwidth), GPU k -- NIC k % nics (NIC
 // bandwidth: the NIC, not PCIe, is the limit). Between nodes, per fabric kind (see
-// topology_graph.cpp for the wiring rules and the simplifications they make).
+// fabric_graph_builders.cpp for the wiring rules and the simplifications they make).
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstdint>
@@ -94,7 +94,7 @@ struct PathHops {
 struct TopologyMetrics {
   long vertices = 0, links = 0, gpus = 0, nics = 0, nvswitches = 0, fabric_switches = 0;
   // Diameter between GPUs: the longest shortest path, in links (edges) and in forwarding elements
-  // (NVSwitch, fabric switches, torus ports) on it. Sampled when the graph is large (see .cpp).
+  // (NVSwitch, fabric switches, torus ports) on it. Sampled when the graph is large (see topology_metrics.cpp).
   int diameter_links = 0;
   int diameter_switches = 0;
   bool diameter_sampled = false;
