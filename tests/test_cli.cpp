@@ -16,21 +16,8 @@
 namespace dtsim {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_dtsim(const std::string& args) {
-  const std::string cmd = std::string(DTSIM_CLI) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test::CliResult;
+using test::run_dtsim;
 
 std::string bad(const std::string& name) { return (test::data_dir() / "bad" / name).string(); }
 

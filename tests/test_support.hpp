@@ -1,6 +1,10 @@
 #pragma once
 // Paths and small builders shared by the test suites.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 
 #include <filesystem>
 #include <functional>
@@ -37,6 +41,23 @@ inline InputErrorInfo error_of(const std::function<void()>& action) {
   }
   ADD_FAILURE() << "no InputError thrown";
   return {};
+}
+
+// Runs the dtsim executable with `args` (a shell command line) and collects what it printed.
+struct CliResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+inline CliResult run_dtsim(const std::string& args) {
+  const std::string cmd = std::string(DTSIM_CLI) + " " + args + " 2>&1";
+  CliResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 constexpr double kSpeed = 1e12;  // GPU host speed used where compute is given in seconds

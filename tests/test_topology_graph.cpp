@@ -17,6 +17,9 @@
 namespace dtsim {
 namespace {
 
+using test::CliResult;
+using test::run_dtsim;
+
 constexpr double kGBps = 1e9;
 
 TopologySpec graph_topology(const std::string& name) { return test::test_topology(name); }
@@ -322,22 +325,6 @@ TEST(TopologyGraph, DotHasEveryVertexAndLink) {
 }
 
 // ---- dtsim topo -----------------------------------------------------------------------------
-
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_dtsim(const std::string& args) {
-  const std::string cmd = std::string(DTSIM_CLI) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string data_topology(const std::string& name) {
   return (test::data_dir() / "topologies" / (name + ".yaml")).string();
