@@ -44,16 +44,6 @@ double ring_nvlink_share(const GroupShape& g, const GroupLinks& l) {
   return l.channels == g.ranks_per_node ? double(g.ranks_per_node - 1) / g.ranks_per_node : 1.0;
 }
 
-// Bytes per byte of buffer a ring edge carries.
-double ring_edge_factor(CollectiveKind kind, int n) {
-  switch (kind) {
-    case CollectiveKind::all_reduce: return 2.0 * (n - 1) / n;
-    case CollectiveKind::all_gather:
-    case CollectiveKind::reduce_scatter: return double(n - 1) / n;
-    default: return 1.0;  // broadcast: the whole buffer down a chain
-  }
-}
-
 double ring_seconds_per_byte(CollectiveKind kind, const GroupShape& g, const GroupLinks& l) {
   const double a = ring_edge_factor(kind, g.ranks);
   double s = ring_nvlink_share(g, l) * a / l.nvlink_Bps;
@@ -145,6 +135,15 @@ double estimate_seconds_per_byte(CollectiveKind kind, Algo a, const GroupShape& 
 }
 
 }  // namespace
+
+double ring_edge_factor(CollectiveKind kind, int n) {
+  switch (kind) {
+    case CollectiveKind::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveKind::all_gather:
+    case CollectiveKind::reduce_scatter: return double(n - 1) / n;
+    default: return 1.0;  // broadcast: the whole buffer down a chain
+  }
+}
 
 double protocol_efficiency(Algo a, Protocol p, const GroupShape& g, const LatencyTable& t) {
   if (p == Protocol::ll128 && a == Algo::ring && g.ranks_per_node < 2) return 0.7;  // tuning.cc: ppn < 2

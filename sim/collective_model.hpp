@@ -51,6 +51,10 @@ struct CollectiveEstimate {
 bool is_supported(CollectiveKind kind, CollectiveAlgorithm algorithm, Protocol protocol, const GroupShape& shape,
                   const NodeSpec& node);
 
+// Bytes a ring edge carries per byte of buffer: 2(n-1)/n for all-reduce, (n-1)/n for all-gather
+// and reduce-scatter, 1 for a broadcast's chain.
+double ring_edge_factor(CollectiveKind kind, int ranks);
+
 // Fraction of link bandwidth a protocol delivers to this algorithm on this group.
 double protocol_efficiency(CollectiveAlgorithm algorithm, Protocol protocol, const GroupShape& shape,
                            const LatencyTable& table);

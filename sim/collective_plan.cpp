@@ -100,12 +100,6 @@ void add_all_pairs(PhaseBuilder& phase, const std::vector<int>& ranks, double by
     for (int b : ranks) phase.add(a, b, bytes_per_pair);
 }
 
-double ring_edge_bytes(CollectiveKind kind, int n, double bytes) {
-  if (kind == CollectiveKind::all_reduce) return 2.0 * (n - 1) / n * bytes;
-  if (kind == CollectiveKind::broadcast) return bytes;
-  return double(n - 1) / n * bytes;
-}
-
 }  // namespace
 
 CollectivePlan plan_collective(CollectiveKind kind, const CollectiveEstimate& chosen, const std::vector<int>& ranks,
@@ -126,7 +120,7 @@ CollectivePlan plan_collective(CollectiveKind kind, const CollectiveEstimate& ch
   switch (chosen.algorithm) {
     case Algo::ring:
     case Algo::automatic:
-      add_rings(phase, layout, node, ring_edge_bytes(kind, n, s), kind == CollectiveKind::broadcast ? ranks[0] : -1);
+      add_rings(phase, layout, node, ring_edge_factor(kind, n) * s, kind == CollectiveKind::broadcast ? ranks[0] : -1);
       plan.phases.push_back(phase.build(chosen.latency_s));
       break;
     case Algo::tree:
