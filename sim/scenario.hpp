@@ -13,7 +13,10 @@ namespace dtsim {
 
 enum class Precision { bf16, fp16, fp8, fp32 };
 enum class Recompute { none, selective, full };
-enum class PipelineScheduleKind { one_f_one_b };
+// gpipe: all forwards, then all backwards. one_f_one_b: PipeDream-Flush. interleaved_1f1b:
+// Megatron-LM's schedule with `virtual_stages` model chunks per GPU. zero_bubble: ZB-H1
+// (Qi et al. 2024), backward split into input-gradient (B) and weight-gradient (W) passes.
+enum class PipelineScheduleKind { gpipe, one_f_one_b, interleaved_1f1b, zero_bubble };
 
 struct TrainingConfig {
   int global_batch = 0;  // sequences per iteration, all replicas together
@@ -26,7 +29,17 @@ struct ParallelismConfig {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  int cp = 1;  // context parallel: the sequence split across cp GPUs (all-gathered K and V)
+  int ep = 1;  // expert parallel: experts split across ep GPUs of a data-parallel group
   PipelineScheduleKind schedule = PipelineScheduleKind::one_f_one_b;
+  int virtual_stages = 1;      // model chunks per pipeline GPU (interleaved_1f1b only)
+  int first_stage_layers = 0;  // 0 = an even split; otherwise layers on the first stage
+  int last_stage_layers = 0;   // 0 = an even split; otherwise layers on the last stage
+  bool sequence_parallel = false;  // Megatron SP: reduce-scatter + all-gather, sharded norms
+  bool tp_comm_overlap = false;    // TP collectives hidden behind the GEMMs next to them
+  int zero_stage = 0;              // 0: DDP all-reduce; 1: sharded optimizer; 2: + grads; 3: + params
+  bool overlap_grad_reduce = false;  // gradient buckets reduced during the last backward pass
+  double bucket_mb = 25;             // gradient bucket, MB (1e6 B); PyTorch DDP's bucket_cap_mb
 };
 
 struct ClusterConfig {
@@ -54,7 +67,7 @@ struct Scenario {
   std::optional<std::filesystem::path> calibration_file;
   std::vector<Event> events;
 
-  int gpu_count() const { return parallelism.tp * parallelism.pp * parallelism.dp; }
+  int gpu_count() const { return parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp; }
   int micro_batches_per_replica() const {
     return training.global_batch / (parallelism.dp * training.micro_batch);
   }
@@ -62,5 +75,6 @@ struct Scenario {
 
 const char* to_string(Precision p);
 const char* to_string(Recompute r);
+const char* to_string(PipelineScheduleKind k);
 
 }  // namespace dtsim

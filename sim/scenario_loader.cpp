@@ -33,6 +33,16 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const char* to_string(PipelineScheduleKind k) {
+  switch (k) {
+    case PipelineScheduleKind::gpipe: return "gpipe";
+    case PipelineScheduleKind::one_f_one_b: return "1f1b";
+    case PipelineScheduleKind::interleaved_1f1b: return "interleaved_1f1b";
+    case PipelineScheduleKind::zero_bubble: return "zero_bubble";
+  }
+  return "?";
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,6 +72,8 @@ void check_positive_counts(const Scenario& s, const Fail& fail) {
       {"model.vocab", s.model.vocab},            {"training.global_batch", s.training.global_batch},
       {"training.micro_batch", s.training.micro_batch}, {"parallelism.tp", s.parallelism.tp},
       {"parallelism.pp", s.parallelism.pp},      {"parallelism.dp", s.parallelism.dp},
+      {"parallelism.cp", s.parallelism.cp},      {"parallelism.ep", s.parallelism.ep},
+      {"parallelism.virtual_stages", s.parallelism.virtual_stages},
       {"cluster.nodes", s.cluster.nodes},        {"cluster.topology", s.cluster.topology.node.gpus},
   };
   for (const auto& [field, value] : counts)
@@ -86,16 +98,88 @@ void check_gpu_count(const Scenario& s, const Fail& fail) {
   const int cluster_gpus = s.cluster.nodes * gpus_per_node;
   if (s.gpu_count() == cluster_gpus) return;
   fail("parallelism",
-       fmt::format("tp*pp*dp = {} (cluster.nodes {} x {} GPUs per node)", cluster_gpus, s.cluster.nodes,
+       fmt::format("tp*cp*pp*dp = {} (cluster.nodes {} x {} GPUs per node)", cluster_gpus, s.cluster.nodes,
                    gpus_per_node),
-       fmt::format("tp*pp*dp = {}*{}*{} = {}", par.tp, par.pp, par.dp, s.gpu_count()));
+       fmt::format("tp*cp*pp*dp = {}*{}*{}*{} = {}", par.tp, par.cp, par.pp, par.dp, s.gpu_count()));
+}
+
+// Layers on the first and last stage may be set apart (Megatron's
+// --decoder-first/last-pipeline-num-layers); the rest split evenly over the middle stages.
+void check_stage_layers(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  const int first = p.first_stage_layers, last = p.last_stage_layers;
+  if (first < 0) fail("parallelism.first_stage_layers", "an integer >= 0", std::to_string(first));
+  if (last < 0) fail("parallelism.last_stage_layers", "an integer >= 0", std::to_string(last));
+  if (first == 0 && last == 0) {
+    require_multiple(fail, "model.layers", s.model.layers, p.pp * p.virtual_stages,
+                     p.virtual_stages > 1 ? "parallelism.pp x parallelism.virtual_stages" : "parallelism.pp");
+    return;
+  }
+  const std::string field = first > 0 ? "parallelism.first_stage_layers" : "parallelism.last_stage_layers";
+  const int set_apart = (first > 0) + (last > 0);
+  if (p.virtual_stages > 1) fail(field, "unset with parallelism.virtual_stages > 1", std::to_string(first > 0 ? first : last));
+  if (p.pp <= set_apart)
+    fail(field, fmt::format("unset unless parallelism.pp > {}", set_apart), std::to_string(first > 0 ? first : last));
+  const int rest = s.model.layers - first - last;
+  const int middle = p.pp - set_apart;
+  if (rest <= 0 || rest % middle != 0)
+    fail(field,
+         fmt::format("a value leaving the other {} stages a positive multiple of {} layers (model.layers {})",
+                     middle, middle, s.model.layers),
+         std::to_string(first > 0 ? first : last));
+}
+
+void check_schedule(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  const bool interleaved = p.schedule == PipelineScheduleKind::interleaved_1f1b;
+  if (!interleaved && p.virtual_stages > 1)
+    fail("parallelism.virtual_stages", "1 unless parallelism.schedule is interleaved_1f1b",
+         std::to_string(p.virtual_stages));
+  if (!interleaved) return;
+  if (p.virtual_stages < 2)
+    fail("parallelism.virtual_stages", "at least 2 with schedule interleaved_1f1b", std::to_string(p.virtual_stages));
+  if (p.pp < 2) fail("parallelism.pp", "at least 2 with schedule interleaved_1f1b", std::to_string(p.pp));
+  // Megatron-LM requires whole rounds of pp micro-batches for its interleaved schedule.
+  if (s.micro_batches_per_replica() % p.pp != 0)
+    fail("training.global_batch",
+         fmt::format("micro-batches per replica (global_batch / (dp x micro_batch) = {}) a multiple of "
+                     "parallelism.pp ({}) for interleaved_1f1b",
+                     s.micro_batches_per_replica(), p.pp),
+         std::to_string(s.training.global_batch));
+}
+
+void check_data_parallel_options(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  if (p.zero_stage < 0 || p.zero_stage > 3)
+    fail("parallelism.zero_stage", "0, 1, 2 or 3", std::to_string(p.zero_stage));
+  if (!(p.bucket_mb > 0)) fail("parallelism.bucket_mb", "a number > 0", fmt::format("{}", p.bucket_mb));
+}
+
+// Context parallelism splits every sequence into 2*cp chunks (two per rank, so that causal
+// attention work balances); expert parallelism splits each data-parallel group's experts.
+void check_context_and_expert_split(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  const MoeConfig& moe = s.model.moe;
+  if (p.cp > 1) require_multiple(fail, "model.seq_len", s.model.seq_len, 2 * p.cp, "2 x parallelism.cp");
+  if (!moe.enabled()) {
+    if (p.ep > 1) fail("parallelism.ep", "1 for a dense model (model.moe.experts is 0)", std::to_string(p.ep));
+    return;
+  }
+  if (moe.top_k < 1 || moe.top_k > moe.experts)
+    fail("model.moe.top_k", fmt::format("between 1 and model.moe.experts ({})", moe.experts), std::to_string(moe.top_k));
+  if (!(moe.capacity_factor > 0))
+    fail("model.moe.capacity_factor", "a number > 0", fmt::format("{}", moe.capacity_factor));
+  if (moe.expert_ffn_hidden <= 0)
+    fail("model.moe.expert_ffn_hidden", "a positive integer", std::to_string(moe.expert_ffn_hidden));
+  require_multiple(fail, "model.moe.expert_ffn_hidden", moe.expert_ffn_hidden, p.tp, "parallelism.tp");
+  require_multiple(fail, "parallelism.dp", p.dp, p.ep, "parallelism.ep");
+  require_multiple(fail, "model.moe.experts", moe.experts, p.ep, "parallelism.ep");
 }
 
 // Megatron-style splitting: whole layers per stage, whole heads and FFN columns per TP rank.
 void check_model_split(const Scenario& s, const Fail& fail) {
   const TransformerConfig& m = s.model;
   const int tp = s.parallelism.tp;
-  require_multiple(fail, "model.layers", m.layers, s.parallelism.pp, "parallelism.pp");
   require_multiple(fail, "model.heads", m.heads, tp, "parallelism.tp");
   if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)  // KV heads are split, or replicated
     fail("model.kv_heads", fmt::format("a multiple or a divisor of parallelism.tp ({})", tp),
@@ -144,6 +228,10 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_gpu_count(s, fail);
   check_model_split(s, fail);
   check_batch_split(s, fail);
+  check_stage_layers(s, fail);
+  check_schedule(s, fail);
+  check_data_parallel_options(s, fail);
+  check_context_and_expert_split(s, fail);
   check_device(s, fail);
   check_events(s, fail);
 }
@@ -248,10 +336,23 @@ TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model) 
   return m;
 }
 
+MoeConfig read_moe(const YamlFields& f, const YAML::Node& moe, const TransformerConfig& m) {
+  f.require_map(moe, "model.moe");
+  f.require_known_keys(moe, "model.moe", {"experts", "top_k", "expert_ffn_hidden", "capacity_factor"});
+  MoeConfig c = m.moe;
+  c.experts = f.positive_int_or(moe, "model.moe", "experts", c.experts);
+  c.top_k = f.positive_int_or(moe, "model.moe", "top_k", c.top_k);
+  c.expert_ffn_hidden = f.positive_int_or(moe, "model.moe", "expert_ffn_hidden",
+                                          c.expert_ffn_hidden > 0 ? c.expert_ffn_hidden : m.ffn_hidden);
+  if (f.has(moe, "capacity_factor")) c.capacity_factor = f.positive_number(moe, "model.moe", "capacity_factor");
+  if (c.experts == 0) f.fail(moe, "model.moe.experts", "a positive integer", "nothing");
+  return c;
+}
+
 TransformerConfig read_model(const YamlFields& f, const YAML::Node& model, const std::string& scenario_name) {
   f.require_known_keys(model, "model",
                        {"preset", "hf_config", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len",
-                        "vocab", "mlp"});
+                        "vocab", "mlp", "moe"});
   TransformerConfig m = read_model_base(f, model);
   if (m.name.empty()) m.name = scenario_name;
 
@@ -265,6 +366,7 @@ TransformerConfig read_model(const YamlFields& f, const YAML::Node& model, const
   m.vocab = f.positive_int_or(model, "model", "vocab", m.vocab);
   if (f.has(model, "mlp"))
     m.mlp = f.choice(model, "model", "mlp", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::swiglu : MlpKind::gelu;
+  if (f.has(model, "moe")) m.moe = read_moe(f, model["moe"], m);
   return m;
 }
 
@@ -289,12 +391,28 @@ ParallelismConfig read_parallelism(const YamlFields& f, const YAML::Node& root) 
   ParallelismConfig p;
   if (!f.has(root, "parallelism")) return p;
   const YAML::Node par = root["parallelism"];
-  f.require_known_keys(par, "parallelism", {"tp", "pp", "dp", "schedule"});
-  p.tp = f.positive_int_or(par, "parallelism", "tp", 1);
-  p.pp = f.positive_int_or(par, "parallelism", "pp", 1);
-  p.dp = f.positive_int_or(par, "parallelism", "dp", 1);
-  f.choice(par, "parallelism", "schedule", {"1f1b"}, "1f1b");
-  p.schedule = PipelineScheduleKind::one_f_one_b;
+  f.require_known_keys(par, "parallelism",
+                       {"tp", "pp", "dp", "cp", "ep", "schedule", "virtual_stages", "first_stage_layers",
+                        "last_stage_layers", "sequence_parallel", "tp_comm_overlap", "zero_stage",
+                        "overlap_grad_reduce", "bucket_mb"});
+  const std::string at = "parallelism";
+  p.tp = f.positive_int_or(par, at, "tp", 1);
+  p.pp = f.positive_int_or(par, at, "pp", 1);
+  p.dp = f.positive_int_or(par, at, "dp", 1);
+  p.cp = f.positive_int_or(par, at, "cp", 1);
+  p.ep = f.positive_int_or(par, at, "ep", 1);
+  const std::string schedule = f.choice(par, at, "schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble"}, "1f1b");
+  for (PipelineScheduleKind k : {PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b,
+                                 PipelineScheduleKind::interleaved_1f1b, PipelineScheduleKind::zero_bubble})
+    if (schedule == to_string(k)) p.schedule = k;
+  p.virtual_stages = f.positive_int_or(par, at, "virtual_stages", 1);
+  if (f.has(par, "first_stage_layers")) p.first_stage_layers = non_negative_int(f, par, at, "first_stage_layers");
+  if (f.has(par, "last_stage_layers")) p.last_stage_layers = non_negative_int(f, par, at, "last_stage_layers");
+  p.sequence_parallel = f.boolean_or(par, at, "sequence_parallel", false);
+  p.tp_comm_overlap = f.boolean_or(par, at, "tp_comm_overlap", false);
+  if (f.has(par, "zero_stage")) p.zero_stage = non_negative_int(f, par, at, "zero_stage");
+  p.overlap_grad_reduce = f.boolean_or(par, at, "overlap_grad_reduce", false);
+  if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
   return p;
 }
 

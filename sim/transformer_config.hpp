@@ -9,6 +9,18 @@ namespace dtsim {
 
 enum class MlpKind { gelu, swiglu };  // gelu: 2 matrices h->f->h; swiglu: 3 (gate, up, down)
 
+// Mixture of experts: every MLP becomes `experts` expert MLPs of width `expert_ffn_hidden`, of
+// which a learned router sends each token to `top_k`. experts == 0 means a dense model.
+struct MoeConfig {
+  int experts = 0;
+  int top_k = 1;
+  int expert_ffn_hidden = 0;
+  // Tokens an expert accepts = capacity_factor x its balanced share (GShard/Switch); excess
+  // tokens are dropped. With balanced routing it sets the padded GEMM and all-to-all size.
+  double capacity_factor = 1.0;
+  bool enabled() const { return experts > 0; }
+};
+
 struct TransformerConfig {
   std::string name;
   int layers = 0;
@@ -19,6 +31,7 @@ struct TransformerConfig {
   int seq_len = 0;
   int vocab = 0;
   MlpKind mlp = MlpKind::gelu;
+  MoeConfig moe;
 
   int head_dim() const { return hidden / heads; }
 };
@@ -27,7 +40,10 @@ struct TransformerConfig {
 std::optional<TransformerConfig> find_model_preset(const std::string& name);
 std::vector<std::string> model_preset_names();
 
-// Parameters of the whole model (embedding counted once, as tied with the logits).
+// Parameters of the whole model (embedding counted once, as tied with the logits); for MoE
+// models every expert counts.
 int64_t parameter_count(const TransformerConfig& m);
+// Parameters one token passes through (MoE: top_k experts instead of all).
+int64_t active_parameter_count(const TransformerConfig& m);
 
 }  // namespace dtsim

@@ -126,21 +126,6 @@ std::vector<Operator> logits_backward_ops(const RankShape& r) {
 
 double tp_allreduce_bytes(const RankShape& r) { return r.tokens() * r.hidden * r.elem_bytes; }
 
-double stage_parameters_per_rank(const Scenario& s, int stage) {
-  const TransformerConfig& m = s.model;
-  const int tp = s.parallelism.tp, pp = s.parallelism.pp;
-  const double h = m.hidden;
-  const double kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  const double qkv = h * (m.heads + 2 * kv) * m.head_dim();
-  const double mlp = (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) * h * m.ffn_hidden;
-  const double layer = (qkv + h * h + mlp) / tp;  // norms and biases are negligible here
-  double params = layer * (m.layers / pp);
-  const double embedding = double(m.vocab) * h / tp;
-  if (stage == 0) params += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
-  if (stage == pp - 1 && pp > 1) params += embedding;  // tied LM head kept on the last stage
-  return params;
-}
-
 double optimizer_bytes_per_parameter(Precision p) {
   // Read fp32 grad, master weight, Adam m and v (16 B); write master, m, v (12 B); write the
   // low-precision working copy of the weight unless training in fp32.

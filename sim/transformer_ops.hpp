@@ -46,8 +46,6 @@ constexpr int kTpAllReducesPerLayerForward = 2;   // after attention projection 
 constexpr int kTpAllReducesPerLayerBackward = 2;  // input grads of QKV and MLP-up
 int tp_allreduces_per_layer_recompute(Recompute mode);
 
-// Parameters held by one rank of pipeline stage `stage`.
-double stage_parameters_per_rank(const Scenario& s, int stage);
 // Adam with fp32 master weights: HBM bytes per parameter of the optimizer step.
 double optimizer_bytes_per_parameter(Precision p);
 // Bytes per gradient element in the data-parallel all-reduce (Megatron reduces bf16 grads in fp32).

@@ -78,9 +78,9 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
   s.parallelism.pp = f.positive_int_or(par, pp_, "pp", 1);
   s.parallelism.dp = f.positive_int_or(par, pp_, "dp", 1);
   std::vector<std::string> missing;
-  if (f.positive_int_or(par, pp_, "virtual_stages", 1) > 1)
-    missing.push_back(fmt::format("interleaved 1F1B (v={})", par["virtual_stages"].as<int>()));
-  if (f.has(par, "sequence_parallel") && par["sequence_parallel"].as<bool>()) missing.push_back("sequence parallelism");
+  s.parallelism.virtual_stages = f.positive_int_or(par, pp_, "virtual_stages", 1);
+  if (s.parallelism.virtual_stages > 1) s.parallelism.schedule = PipelineScheduleKind::interleaved_1f1b;
+  s.parallelism.sequence_parallel = f.boolean_or(par, pp_, "sequence_parallel", false);
   if (!f.has(training, "micro_batch")) missing.push_back(fmt::format("micro-batch unpublished, {} assumed", s.training.micro_batch));
   for (const auto& x : missing) out.not_modelled += (out.not_modelled.empty() ? "" : "; ") + x;
 

@@ -1,6 +1,7 @@
 #include "workload_builder.hpp"
 
 #include "pipeline_schedule.hpp"
+#include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 
 namespace dtsim {
@@ -64,7 +65,7 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
     in.forward.push_back(fwd);
     in.backward.push_back(bwd);
 
-    const double params = stage_parameters_per_rank(s, stage);
+    const double params = stage_parameters_per_rank(s, stage).total();
     in.gradient_bytes.push_back(params * gradient_element_bytes(s.training.precision));
     const Operator adam{"adam", OperatorKind::optimizer, 0, params * optimizer_bytes_per_parameter(s.training.precision)};
     in.optimizer_s.push_back(compute.time_s(adam));

@@ -89,6 +89,15 @@ std::string YamlFields::string(const YAML::Node& map, const std::string& path, c
   return n.Scalar();
 }
 
+bool YamlFields::boolean_or(const YAML::Node& map, const std::string& path, const std::string& key,
+                            bool fallback) const {
+  if (!has(map, key)) return fallback;
+  const YAML::Node n = map[key];
+  bool value = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, value)) fail(n, join(path, key), "true or false", describe(n));
+  return value;
+}
+
 std::string YamlFields::string_or(const YAML::Node& map, const std::string& path, const std::string& key,
                                   const std::string& fallback) const {
   return has(map, key) ? string(map, path, key) : fallback;

@@ -35,6 +35,7 @@ class YamlFields {
   int positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key, int fallback) const;
   double positive_number(const YAML::Node& map, const std::string& path, const std::string& key) const;
   double non_negative_number(const YAML::Node& map, const std::string& path, const std::string& key) const;
+  bool boolean_or(const YAML::Node& map, const std::string& path, const std::string& key, bool fallback) const;
   std::string string(const YAML::Node& map, const std::string& path, const std::string& key) const;
   std::string string_or(const YAML::Node& map, const std::string& path, const std::string& key,
                         const std::string& fallback) const;

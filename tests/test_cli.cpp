@@ -40,7 +40,7 @@ TEST(Cli, GpuCountMismatch) {
   const CliResult r = run_dtsim("run " + bad("gpu-count-mismatch.yaml"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("field 'parallelism'"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("tp*pp*dp"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tp*cp*pp*dp"), std::string::npos) << r.output;
 }
 
 TEST(Cli, BatchNotDivisible) {

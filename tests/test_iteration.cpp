@@ -7,6 +7,7 @@
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
+#include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 
 namespace dtsim {
@@ -35,7 +36,7 @@ TEST(Iteration, SingleGpuStepIsTheSumOfItsOperatorTimes) {
   for (const auto& ops : {embedding_forward_ops(r), embedding_backward_ops(r), logits_forward_ops(r),
                           logits_backward_ops(r)})
     for (const Operator& op : ops) per_micro_batch_s += cm.time_s(op);
-  const double params = stage_parameters_per_rank(s, 0);
+  const double params = stage_parameters_per_rank(s, 0).total();
   const double optimizer_s = params * optimizer_bytes_per_parameter(Precision::bf16) / (3350e9 * 0.85);
   const double expected = 2 * per_micro_batch_s + optimizer_s;
 

@@ -137,7 +137,7 @@ TEST(Scenario, PrecisionAndRecomputeNames) {
 
 TEST(Model, PresetsAreListed) {
   const auto names = model_preset_names();
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 12u);
   for (const auto& name : names) {
     ASSERT_TRUE(find_model_preset(name).has_value()) << name;
     EXPECT_EQ(find_model_preset(name)->name, name);
@@ -272,8 +272,8 @@ TEST(BadScenario, GpuCountMismatch) {
   const auto info = scenario_error(kBadDir / "gpu-count-mismatch.yaml");
   EXPECT_EQ(info.line, 10);
   EXPECT_EQ(info.field, "parallelism");
-  EXPECT_EQ(info.expected, "tp*pp*dp = 1024 (cluster.nodes 128 x 8 GPUs per node)");
-  EXPECT_EQ(info.found, "tp*pp*dp = 8*16*4 = 512");
+  EXPECT_EQ(info.expected, "tp*cp*pp*dp = 1024 (cluster.nodes 128 x 8 GPUs per node)");
+  EXPECT_EQ(info.found, "tp*cp*pp*dp = 8*1*16*4 = 512");
 }
 
 TEST(BadScenario, GlobalBatchNotDivisible) {
@@ -313,7 +313,7 @@ TEST(BadScenario, UnknownPreset) {
   EXPECT_EQ(info.line, 5);
   EXPECT_EQ(info.field, "model.preset");
   EXPECT_TRUE(Contains(info.expected, "one of [gpt3-175b, "));
-  EXPECT_TRUE(Contains(info.expected, "llama3-70b]"));
+  EXPECT_TRUE(Contains(info.expected, "mixtral-8x22b]"));
   EXPECT_EQ(info.found, "'gpt4'");
 }
 
@@ -361,7 +361,7 @@ TEST(Consistency, ReportsSourceFileAndLineZero) {
   EXPECT_EQ(info.file, s.source_file.string());
   EXPECT_EQ(info.line, 0);
   EXPECT_EQ(info.field, "parallelism");
-  EXPECT_EQ(info.found, "tp*pp*dp = 8*16*4 = 512");
+  EXPECT_EQ(info.found, "tp*cp*pp*dp = 8*1*16*4 = 512");
 }
 
 Scenario one_node_gpt3_1_3b() {

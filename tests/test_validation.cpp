@@ -9,7 +9,7 @@ namespace {
 
 TEST(Validation, Sc21FlopConventionOfGpt3) {
   // Narayanan et al. SC21 count 96*B*s*l*h^2*(1 + s/6h + V/16lh): 175B, batch 1536 -> 4.51e18.
-  TransformerConfig m{"gpt3", 96, 12288, 96, 96, 49152, 2048, 51200, MlpKind::gelu};
+  TransformerConfig m{"gpt3", 96, 12288, 96, 96, 49152, 2048, 51200, MlpKind::gelu, {}};
   const double f = sc21_flops_per_iteration(m, 1536);
   EXPECT_NEAR(f, 96.0 * 1536 * 2048 * 96 * 12288.0 * 12288 * (1 + 2048.0 / (6 * 12288) + 51200.0 / (16 * 96 * 12288)),
               1);

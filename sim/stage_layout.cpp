@@ -1,0 +1,50 @@
+#include "stage_layout.hpp"
+
+namespace dtsim {
+
+int model_chunks(const ParallelismConfig& p) { return p.pp * p.virtual_stages; }
+
+int stage_of_chunk(const ParallelismConfig& p, int chunk) { return chunk % p.pp; }
+
+int layers_in_chunk(const Scenario& s, int chunk) {
+  const ParallelismConfig& p = s.parallelism;
+  const int chunks = model_chunks(p);
+  const int first = p.first_stage_layers, last = p.last_stage_layers;
+  if (first == 0 && last == 0) return s.model.layers / chunks;
+  if (first > 0 && chunk == 0) return first;
+  if (last > 0 && chunk == chunks - 1) return last;
+  const int middle_chunks = chunks - (first > 0) - (last > 0);
+  return (s.model.layers - first - last) / middle_chunks;
+}
+
+int layers_on_stage(const Scenario& s, int stage) {
+  int layers = 0;
+  for (int chunk = stage; chunk < model_chunks(s.parallelism); chunk += s.parallelism.pp)
+    layers += layers_in_chunk(s, chunk);
+  return layers;
+}
+
+StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
+  const TransformerConfig& m = s.model;
+  const ParallelismConfig& p = s.parallelism;
+  const double h = m.hidden, tp = p.tp;
+  const double kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  const double attention = h * (m.heads + 2 * kv) * m.head_dim() + h * h;
+  const double matrices_per_mlp = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
+  StageParameters out;
+  const double layers = layers_on_stage(s, stage);
+  // Norms and biases are under 0.1% of a layer and left out.
+  if (m.moe.enabled()) {
+    const double router = h * m.moe.experts;  // replicated on every TP rank
+    out.dense = layers * (attention / tp + router);
+    out.expert = layers * (double(m.moe.experts) / p.ep) * matrices_per_mlp * h * m.moe.expert_ffn_hidden / tp;
+  } else {
+    out.dense = layers * (attention + matrices_per_mlp * h * m.ffn_hidden) / tp;
+  }
+  const double embedding = double(m.vocab) * h / tp;
+  if (stage == 0) out.dense += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
+  if (stage == p.pp - 1 && p.pp > 1) out.dense += embedding;  // tied LM head kept on the last stage
+  return out;
+}
+
+}  // namespace dtsim

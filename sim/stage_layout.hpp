@@ -1,0 +1,24 @@
+#pragma once
+// Which layers live where: the model is cut into pp x virtual_stages chunks; GPU stage s holds
+// chunks s, s + pp, s + 2pp, ... (Megatron-LM's interleaving). Chunk 0 also holds the embedding,
+// the last chunk the final norm, LM head and loss.
+#include "scenario.hpp"
+
+namespace dtsim {
+
+int model_chunks(const ParallelismConfig& p);
+int stage_of_chunk(const ParallelismConfig& p, int chunk);
+// Transformer layers in a chunk: an even split, except for first/last_stage_layers.
+int layers_in_chunk(const Scenario& s, int chunk);
+int layers_on_stage(const Scenario& s, int stage);
+
+// Parameters one GPU of `stage` holds, split by how they are synchronised: dense ones are
+// replicated over dp x cp GPUs, expert ones over (dp / ep) x cp GPUs.
+struct StageParameters {
+  double dense = 0;
+  double expert = 0;
+  double total() const { return dense + expert; }
+};
+StageParameters stage_parameters_per_rank(const Scenario& s, int stage);
+
+}  // namespace dtsim
