@@ -3,6 +3,7 @@
 //   dtsim validate RUNS.yaml [--topologies DIR]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
+//   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
 // Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 1 internal failure.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
 #include "input_error.hpp"
+#include "plan_command.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
@@ -90,6 +92,9 @@ int main(int argc, char** argv) {
   CLI::App* collective = app.add_subcommand("collective", "predict an NCCL collective over a size sweep (nccl-tests format)");
   add_collective_options(*collective, collective_options, (kSourceDir / "topologies" / "dgx-h100-ndr-fattree.yaml").string());
 
+  CLI::App* plan = app.add_subcommand("plan", "find the fastest parallel layouts that fit in memory");
+  PlanOptions& plan_options = add_plan_options(*plan);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -104,6 +109,7 @@ int main(int argc, char** argv) {
     if (*validate) return validate_command(runs_file, topologies_dir);
     if (*collective) return run_collective_command(collective_options);
     if (*topo) return run_topo_command(topo_options);
+    if (*plan) return run_plan_command(plan_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;
