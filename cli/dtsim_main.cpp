@@ -4,7 +4,8 @@
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
-// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 1 internal failure.
+// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 3 out of memory (`run`:
+// the scenario does not fit in a GPU's HBM, nothing simulated), 1 internal failure.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -29,6 +30,7 @@ using namespace dtsim;
 namespace {
 
 constexpr int kExitBadInput = 2;
+constexpr int kExitOutOfMemory = 3;
 
 const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
@@ -45,6 +47,14 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
     if (!fs::exists(calibration_file))
       throw InputError({"<command line>", 0, "--calibration", "an existing file", calibration_file});
     scenario.calibration_file = calibration_file;
+  }
+  const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
+  if (!memory.fits()) {
+    std::cout << fmt::format("out of memory: {} needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB\n",
+                             scenario.name, memory.total_bytes / 1e9, memory.stage, scenario.cluster.gpu,
+                             memory.capacity_bytes / 1e9)
+              << format_memory(memory);
+    return kExitOutOfMemory;
   }
   SimulationOptions options;
   options.record_trace = !trace_file.empty();

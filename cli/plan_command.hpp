@@ -6,7 +6,19 @@
 
 namespace dtsim {
 
-struct PlanOptions;  // defined in plan_command.cpp
+// Flags as written; run_plan_command checks them (an InputError names the flag).
+struct PlanOptions {
+  std::string model = "gpt3-175b";  // preset name or path of a Hugging Face config.json
+  std::string seq_len;              // empty: the model's
+  std::string gpu = "a100-80gb-sxm";
+  std::string gpus = "1024";        // "1024", "512,1024" or "256-2048"
+  std::string topology;             // empty: default_topology_for(gpu, <source>/topologies)
+  std::string global_batch = "1536";
+  std::string precision = "bf16";
+  std::string top = "10";
+  std::string finalists = "3";
+  std::string json_file;
+};
 
 // Returns the options object the parsed flags are written into (owned by the command).
 PlanOptions& add_plan_options(CLI::App& command);

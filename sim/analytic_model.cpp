@@ -1,7 +1,148 @@
+// Closed-form pipeline timing over the per-chunk pass costs of workload_builder.hpp:
+//   pipeline = m * (busiest stage's work per micro-batch) + fill/drain of (p - 1) chunk passes
+//              + 2 (p v - 1) stage-to-stage transfers on the fill and drain path,
+//   tail     = gradient synchronisation not hidden behind the last backward + optimizer + ZeRO
+//              all-gather, taken on the stage that finishes last.
+// Pass = max(compute + blocking collectives, overlapped collectives), as the engine runs them.
 #include "analytic_model.hpp"
 
+#include <algorithm>
+
+#include "calibration.hpp"
+#include "collective_model.hpp"
+#include "device_spec.hpp"
+#include "stage_layout.hpp"
+#include "workload_builder.hpp"
+
 namespace dtsim {
-// Placeholder until the analytic model lands.
-AnalyticEstimate estimate_iteration(const Scenario&, const ComputeModel&) { return {}; }
-AnalyticEstimate estimate_iteration(const Scenario&) { return {}; }
+
+namespace {
+
+// Shape of the group of each role that rank 0 belongs to; every group of a role has the same
+// shape because ranks are laid out regularly.
+class GroupShapes {
+ public:
+  explicit GroupShapes(const Scenario& s) : s_(s), gpus_per_node_(s.cluster.topology.node.gpus) {
+    const ParallelismConfig& p = s.parallelism;
+    const int ep = std::max(1, p.ep);
+    shapes_[int(GroupRole::tp)] = shape(p.tp, 1, 1, 1);
+    shapes_[int(GroupRole::cp)] = shape(1, p.cp, 1, 1);
+    shapes_[int(GroupRole::ep)] = shape(1, 1, ep, 1);
+    shapes_[int(GroupRole::dp)] = shape(1, p.cp, p.dp, 1);
+    shapes_[int(GroupRole::expert_dp)] = shape(1, p.cp, p.dp / ep, ep);
+  }
+  const GroupShape& of(GroupRole role) const { return shapes_[int(role)]; }
+
+ private:
+  // Ranks varying tp_rank < tp, cp_rank < cp and dp_rank = k * dp_stride for k < dp_count.
+  GroupShape shape(int tp, int cp, int dp_count, int dp_stride) const {
+    std::vector<int> ranks;
+    for (int d = 0; d < dp_count; ++d)
+      for (int c = 0; c < cp; ++c)
+        for (int t = 0; t < tp; ++t) ranks.push_back(rank_of(s_.parallelism, {t, d * dp_stride, 0, c}));
+    return group_shape(ranks, gpus_per_node_);
+  }
+  const Scenario& s_;
+  int gpus_per_node_;
+  GroupShape shapes_[5];
+};
+
+struct PassTime {
+  double total_s = 0, compute_s = 0;
+};
+
+double collective_s(const PassCollective& c, const GroupShapes& groups, const NodeSpec& node) {
+  const GroupShape& g = groups.of(c.group);
+  if (g.ranks < 2 || c.bytes <= 0) return 0;
+  return c.calls * choose_collective(c.kind, g, c.bytes, node).time_s;
+}
+
+PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeSpec& node) {
+  double blocking = 0, overlapped = 0;
+  for (const PassCollective& c : pass.collectives) (c.overlapped ? overlapped : blocking) += collective_s(c, groups, node);
+  return {std::max(pass.compute_s + blocking, overlapped), pass.compute_s};
+}
+
+// One stage-to-stage transfer: NVLink when both stages share a node, else one NIC.
+double p2p_s(const Scenario& s, double bytes) {
+  if (s.parallelism.pp < 2 || bytes <= 0) return 0;
+  const NodeSpec& node = s.cluster.topology.node;
+  const ParallelismConfig& p = s.parallelism;
+  const bool same_node = p.tp * p.cp * p.dp < node.gpus;
+  return same_node ? 2 * node.nvlink_latency_s + bytes / node.nvlink_bw_Bps
+                   : 2 * (node.nvlink_latency_s + node.nic_latency_s) + bytes / node.nic_bw_Bps;
+}
+
+}  // namespace
+
+AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute) {
+  const ParallelismConfig& p = s.parallelism;
+  const NodeSpec& node = s.cluster.topology.node;
+  const WorkloadInputs in = workload_inputs(s, compute);
+  const GroupShapes groups(s);
+  const int m = in.micro_batches, v = p.virtual_stages, chunks = model_chunks(p);
+
+  // Per micro-batch work of each stage, and its largest single chunk pass pair.
+  std::vector<double> stage_work_s(p.pp, 0), stage_compute_s(p.pp, 0), chunk_pair_s(p.pp, 0), last_backward_s(p.pp, 0);
+  double fill_s = 0;  // the fill and drain path's extra passes
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    const int stage = stage_of_chunk(p, chunk);
+    const PassTime f = pass_time(in.forward[chunk], groups, node);
+    PassTime b = pass_time(in.backward[chunk], groups, node);
+    const double w = in.backward_weight[chunk].compute_s;
+    stage_work_s[stage] += f.total_s + b.total_s;
+    stage_compute_s[stage] += f.compute_s + b.compute_s;
+    const double pair = p.schedule == PipelineScheduleKind::zero_bubble
+                            ? std::max(0.0, f.total_s + (b.total_s - w) - w)  // ZB-H1: F + B - W
+                            : f.total_s + b.total_s;
+    chunk_pair_s[stage] = std::max(chunk_pair_s[stage], pair);
+    if (chunk / p.pp == 0) last_backward_s[stage] = b.total_s;  // local chunk 0 runs the last backward
+  }
+  const int busiest = int(std::max_element(stage_work_s.begin(), stage_work_s.end()) - stage_work_s.begin());
+  fill_s = (p.pp - 1) * *std::max_element(chunk_pair_s.begin(), chunk_pair_s.end());
+  const double transfers_s = 2 * (p.pp * v - 1) * p2p_s(s, in.p2p_bytes) * (p.pp > 1);
+  const double pipeline_s = m * stage_work_s[busiest] + fill_s + transfers_s;
+
+  // Tail after each stage's last backward; stage s finishes its backward s chunk passes before stage 0.
+  AnalyticEstimate e;
+  double end_s = 0, earlier_s = 0;  // earlier_s: how much sooner than stage 0 this stage finishes
+  for (int stage = 0; stage < p.pp; ++stage) {
+    if (stage > 0) earlier_s += last_backward_s[stage - 1];
+    const CollectiveKind kind = p.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+    double sync_s = 0;
+    if (p.zero_stage < 3) {
+      sync_s = collective_s({GroupRole::dp, kind, 1, in.gradient_bytes[stage], false}, groups, node) +
+               collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage], false}, groups, node);
+      if (p.overlap_grad_reduce) {
+        const int k = gradient_buckets(p, in.gradient_bytes[stage] + in.expert_gradient_bytes[stage]);
+        const double piece_s = last_backward_s[stage] / k;
+        // Bucket collectives each pay their own latency: recompute with the bucket size.
+        const double bucket_s =
+            collective_s({GroupRole::dp, kind, 1, in.gradient_bytes[stage] / k, false}, groups, node) +
+            collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage] / k, false}, groups, node);
+        sync_s = std::max(piece_s + k * bucket_s - last_backward_s[stage], bucket_s);
+      }
+    }
+    double gather_s = 0;
+    if (p.zero_stage == 1 || p.zero_stage == 2)
+      gather_s = collective_s({GroupRole::dp, CollectiveKind::all_gather, 1, in.parameter_bytes[stage], false}, groups, node) +
+                 collective_s({GroupRole::expert_dp, CollectiveKind::all_gather, 1, in.expert_parameter_bytes[stage], false},
+                              groups, node);
+    end_s = std::max(end_s, pipeline_s - earlier_s + sync_s + in.optimizer_s[stage] + gather_s);
+    if (stage == busiest) e.exposed_communication_s = sync_s + gather_s;
+  }
+  e.iteration_s = end_s;
+  e.compute_s = m * stage_compute_s[busiest] + in.optimizer_s[busiest];
+  e.bubble_s = fill_s;
+  e.exposed_communication_s += m * (stage_work_s[busiest] - stage_compute_s[busiest]) + transfers_s;
+  return e;
+}
+
+AnalyticEstimate estimate_iteration(const Scenario& s) {
+  EfficiencyTable eff = default_efficiencies();
+  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, eff);
+  return estimate_iteration(s, compute);
+}
+
 }  // namespace dtsim

@@ -18,6 +18,8 @@ std::string span_name(const TraceSpan& s) {
     case SpanKind::p2p_transfer:
       return fmt::format("PP recv {} mb{}", s.phase == Phase::forward ? "act" : "grad", s.micro_batch);
     case SpanKind::bubble: return "bubble";
+    case SpanKind::overlapped_collective:
+      return s.phase == Phase::gradient_sync ? "DP bucket" : fmt::format("overlapped comm mb{}", s.micro_batch);
   }
   return "?";
 }
@@ -26,7 +28,7 @@ std::string span_name(const TraceSpan& s) {
 
 std::string chrome_trace_json(const EngineResult& result, const ParallelismConfig& parallelism, int gpus_per_node) {
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-  const int n = parallelism.tp * parallelism.pp * parallelism.dp;
+  const int n = parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp;
   for (int rank = 0; rank < n; ++rank) {
     const int node = rank / gpus_per_node;
     if (rank % gpus_per_node == 0)
@@ -35,6 +37,9 @@ std::string chrome_trace_json(const EngineResult& result, const ParallelismConfi
     out += fmt::format(
         "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"GPU {} (stage {})\"}}}},\n",
         node, rank, rank, rank_coord(parallelism, rank).stage);
+    out += fmt::format(
+        "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"GPU {} comm stream\"}}}},\n",
+        node, n + rank, rank);
   }
   bool first = true;
   for (const TraceSpan& s : result.spans) {
@@ -42,7 +47,8 @@ std::string chrome_trace_json(const EngineResult& result, const ParallelismConfi
     first = false;
     // Times in microseconds, as the format requires.
     out += fmt::format("{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f}}}",
-                       span_name(s), to_string(s.kind), s.rank / gpus_per_node, s.rank, s.start_s * 1e6,
+                       span_name(s), to_string(s.kind), s.rank / gpus_per_node,
+                       s.kind == SpanKind::overlapped_collective ? n + s.rank : s.rank, s.start_s * 1e6,
                        (s.end_s - s.start_s) * 1e6);
   }
   out += "\n]}\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <deque>
 #include <map>
 #include <tuple>
 
@@ -18,6 +19,7 @@ const char* to_string(SpanKind k) {
     case SpanKind::collective: return "collective";
     case SpanKind::p2p_transfer: return "p2p";
     case SpanKind::bubble: return "bubble";
+    case SpanKind::overlapped_collective: return "overlapped collective";
   }
   return "?";
 }
@@ -88,6 +90,7 @@ struct SharedState {
   std::vector<RankTimes> ranks;
   std::vector<std::vector<TraceSpan>> spans;  // per rank, merged at the end
   std::vector<int64_t> activities;
+  std::vector<bool> finished;
 };
 
 class RankActor {
@@ -98,15 +101,21 @@ class RankActor {
     for (const Task& task : s_.workload.ranks[rank_].tasks) {
       switch (task.kind) {
         case TaskKind::compute: run_compute(task); break;
-        case TaskKind::collective: run_collective(task); break;
+        case TaskKind::collective:
+          if (task.overlapped)
+            issue_overlapped(task);
+          else
+            run_collective(task, SpanKind::collective);
+          break;
         case TaskKind::send: start_send(task); break;
         case TaskKind::recv: run_recv(task); break;
+        case TaskKind::wait_overlapped: wait_overlapped(task); break;
       }
     }
-    // Sends already matched by their receivers; waiting keeps their completion inside the run.
-    sg4::Comm::wait_all(pending_sends_);
+    stop_stream();
     s_.ranks[rank_].finish_s = sg4::Engine::get_clock();
     s_.activities[rank_] = activities_;
+    s_.finished[rank_] = true;
   }
 
  private:
@@ -155,7 +164,7 @@ class RankActor {
   // receives of the phase and waits for them; the phase then lasts its latency plus the
   // transfer time of its slowest flow. Flows already paid their route latency, which the
   // phase latency includes, so it is taken off each flow's finish time.
-  void run_collective(const Task& task) {
+  void run_collective(const Task& task, SpanKind span) {
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
@@ -184,8 +193,47 @@ class RankActor {
       }
     }
     const double end = sg4::Engine::get_clock();
+    if (span == SpanKind::collective) s_.ranks[rank_].communication_s += end - start;
+    record(span, task, start, end);
+  }
+
+  // The communication stream: a second actor on this GPU that runs overlapped collectives one
+  // after another in issue order, as NCCL kernels on their own CUDA stream do. It is started
+  // on first use; semaphores hand it work and report completions.
+  void issue_overlapped(const Task& task) {
+    if (!stream_actor_) {
+      stream_queued_ = sg4::Semaphore::create(0);
+      stream_done_ = sg4::Semaphore::create(0);
+      stream_actor_ = sg4::Actor::create(fmt::format("rank{}-comm", rank_), sg4::this_actor::get_host(), [this] {
+        for (;;) {
+          stream_queued_->acquire();
+          const Task* next = stream_queue_.front();
+          stream_queue_.pop_front();
+          if (!next) return;
+          run_collective(*next, SpanKind::overlapped_collective);
+          stream_done_->release();
+        }
+      });
+    }
+    stream_queue_.push_back(&task);
+    ++stream_issued_;
+    stream_queued_->release();
+  }
+
+  // Time spent here is communication the compute did not hide.
+  void wait_overlapped(const Task& task) {
+    const double start = sg4::Engine::get_clock();
+    for (; stream_waited_ < stream_issued_; ++stream_waited_) stream_done_->acquire();
+    const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].communication_s += end - start;
     record(SpanKind::collective, task, start, end);
+  }
+
+  void stop_stream() {
+    if (!stream_actor_) return;
+    stream_queue_.push_back(nullptr);
+    stream_queued_->release();
+    stream_actor_->join();
   }
 
   sg4::Mailbox* flow_mailbox(int group, int from, int to) {
@@ -197,11 +245,12 @@ class RankActor {
     return mb;
   }
 
-  // A send is waited for together with the next receive, as Megatron's batched isend/irecv does
-  // (send_forward_recv_backward): both sides' receives are posted before anyone blocks, so 1F1B
-  // neighbours sending to each other cannot deadlock.
+  // Sends are detached: the sender goes on and the receiver waits for the transfer. Megatron
+  // posts the next step's receives together with this step's sends (batched isend/irecv), so a
+  // sender never waits for a receiver that is itself waiting; a blocking rendezvous send here
+  // would deadlock interleaved schedules, where chunks wrap from the last stage to the first.
   void start_send(const Task& task) {
-    pending_sends_.push_back(p2p_mailbox(rank_, task.peer, task.channel)->put_async(&g_token, uint64_t(task.bytes)));
+    p2p_mailbox(rank_, task.peer, task.channel)->put_init(&g_token, uint64_t(task.bytes))->detach();
     ++activities_;
   }
 
@@ -210,10 +259,7 @@ class RankActor {
     const double posted = sg4::Engine::get_clock();
     char* received = nullptr;
     sg4::CommPtr comm = p2p_mailbox(task.peer, rank_, task.channel)->get_async<char>(&received);
-    std::vector<sg4::CommPtr> batch = std::move(pending_sends_);
-    pending_sends_.clear();
-    batch.push_back(comm);
-    sg4::Comm::wait_all(batch);
+    comm->wait();
     const double end = sg4::Engine::get_clock();
     const double transfer_start = std::max(posted, std::min(end, comm->get_start_time()));
     s_.ranks[rank_].bubble_s += transfer_start - posted;
@@ -228,7 +274,10 @@ class RankActor {
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
   std::map<std::pair<int, int>, double> route_latency_;
-  std::vector<sg4::CommPtr> pending_sends_;
+  sg4::ActorPtr stream_actor_;
+  sg4::SemaphorePtr stream_queued_, stream_done_;
+  std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
+  int stream_issued_ = 0, stream_waited_ = 0;
 };
 
 }  // namespace
@@ -237,10 +286,17 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
                         bool record_spans) {
   const int n = int(workload.ranks.size());
   SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
-                    std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0)};
+                    std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
+                    std::vector<bool>(n, false)};
   for (int rank = 0; rank < n; ++rank)
     sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
   engine.run();
+  // SimGrid returns from run() when every actor is blocked; a program that waits for a message
+  // nobody sends must not pass for a finished iteration.
+  for (int rank = 0; rank < n; ++rank)
+    if (!state.finished[rank])
+      throw std::runtime_error(fmt::format("the simulated iteration deadlocked: rank {} never finished its program "
+                                           "(a workload whose sends and receives do not match)", rank));
 
   EngineResult result;
   result.ranks = std::move(state.ranks);

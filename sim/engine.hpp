@@ -13,11 +13,13 @@ namespace dtsim {
 struct RankTimes {
   double finish_s = 0;
   double compute_s = 0;        // executing operators
-  double communication_s = 0;  // inside collectives and p2p transfers, waiting for peers included
+  double communication_s = 0;  // inside collectives and p2p transfers, waiting for peers included,
+                               // and waiting for overlapped collectives that outlast the compute
   double bubble_s = 0;         // waiting for a pipeline neighbour that has not sent yet
 };
 
-enum class SpanKind : uint8_t { compute, collective, p2p_transfer, bubble };
+// overlapped_collective: on the rank's communication stream, concurrent with its compute.
+enum class SpanKind : uint8_t { compute, collective, p2p_transfer, bubble, overlapped_collective };
 const char* to_string(SpanKind k);
 
 struct TraceSpan {

@@ -1,9 +1,205 @@
 #include "memory_model.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "device_spec.hpp"
+#include "stage_layout.hpp"
+#include "transformer_ops.hpp"
+
 namespace dtsim {
-// Placeholder until the memory model lands.
-double activation_bytes_per_layer(const Scenario&) { return 0; }
-MemoryBreakdown memory_of_stage(const Scenario&, int stage) { MemoryBreakdown m; m.stage = stage; return m; }
-MemoryBreakdown peak_memory_per_gpu(const Scenario& s) { return memory_of_stage(s, 0); }
-std::string format_memory(const MemoryBreakdown&) { return ""; }
+
+namespace {
+
+// Allowance for what the model does not itemise: the CUDA context with its loaded kernels
+// (~0.5 GB), NCCL's per-communicator channel buffers for the TP, PP and DP groups (~1 GB at the
+// default NCCL_BUFFSIZE of 4 MiB), cuBLAS/cuDNN workspaces (~0.5 GB) ...
+constexpr double kRuntimeReserveBytes = 2e9;
+// ... and the PyTorch caching allocator's fragmentation. Weights, gradients and optimizer
+// states live in a few long-lived buffers (Megatron-LM allocates contiguous ones); activations
+// are allocated and freed every micro-batch in varying sizes, and the blocks the allocator
+// caches but cannot reuse run to around a tenth of them (reserved vs allocated peaks).
+constexpr double kFragmentationOfActivations = 0.10;
+// ZeRO-3 keeps the gathered (unsharded) weights of the layer computing and of the one being
+// prefetched.
+constexpr double kZero3GatheredLayers = 2;
+constexpr double kBytesPerGB = 1e9;
+
+// Bytes per element of activations and of the working weights: fp8 training keeps bf16 weights
+// and activations (casting to fp8 for each GEMM), fp32 keeps fp32.
+double working_element_bytes(const Scenario& s) { return rank_shape(s).elem_bytes; }
+
+// Adam optimizer states: fp32 master weights + m + v; training in fp32 the weights are the master.
+double optimizer_state_bytes_per_parameter(Precision p) { return p == Precision::fp32 ? 8 : 12; }
+
+// Tensors every TP rank holds whole (layernorm inputs, GEMM inputs before the column-parallel
+// GEMMs, dropout masks on the residual path) are split along the sequence by Megatron's
+// sequence parallelism; the rest are split over TP ranks by heads or ffn columns.
+double replicated_divisor(const Scenario& s) {
+  return s.parallelism.sequence_parallel ? s.parallelism.tp : 1;
+}
+
+double tokens_per_micro_batch(const Scenario& s) {
+  return double(s.training.micro_batch) * s.model.seq_len / s.parallelism.cp;
+}
+
+}  // namespace
+
+// Korthikanti et al. 2022, Sec. 4.1, one tensor at a time (e = bytes per activation element,
+// dropout masks 1 B, T = b*s/cp tokens on this GPU, q = heads*head_dim, kv = kv_heads*head_dim):
+//   attention: layernorm input eTh, QKV-GEMM input eTh, Q and K eT(q+kv), V eT*kv, output-
+//              projection input eT*q, output dropout mask Th, and core attention: softmax output
+//              e, its dropout mask 1 and dropout output e per score, b*heads*(s/cp)*s scores (this
+//              GPU's queries against the whole sequence, K and V gathered across CP);
+//   MLP:       layernorm input eTh, first-GEMM input eTh, dropout mask Th, and for each token
+//              an expert/MLP sees (T, or T*top_k*capacity_factor with MoE) the GEMM outputs
+//              kept: GeLU input and output (2e*ffn) or SwiGLU gate, up and product (3e*ffn).
+//              MoE adds the dispatched tokens (eh per routed token) and fp32 router probabilities.
+// GPT (q = kv = h, ffn = 4h, e = 2, b*s tokens): 10sbh replicated + (24sbh + 5as^2b) split,
+// i.e. sbh(34 + 5as/h) at t = 1 and sbh(10 + 24/t + 5as/(ht)) with TP.
+double activation_bytes_per_layer(const Scenario& s, Recompute mode) {
+  const TransformerConfig& m = s.model;
+  const double e = working_element_bytes(s), h = m.hidden, tp = s.parallelism.tp;
+  const double tokens = tokens_per_micro_batch(s);
+  // Full recompute keeps only the layer's input and recomputes the rest in the backward pass.
+  if (mode == Recompute::full) return e * tokens * h / replicated_divisor(s);
+
+  const double q = double(m.heads) * m.head_dim();
+  const double kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * m.head_dim();
+  double replicated = 0, split = 0;
+  replicated += 2 * e * tokens * h + tokens * h;
+  split += e * tokens * (q + kv) + e * tokens * kv + e * tokens * q;
+  // Selective recompute drops core attention (the s^2 terms) and recomputes it.
+  if (mode == Recompute::none) {
+    const double scores = double(s.training.micro_batch) * m.heads * (double(m.seq_len) / s.parallelism.cp) * m.seq_len;
+    split += (2 * e + 1) * scores;
+  }
+  replicated += 2 * e * tokens * h + tokens * h;
+  double mlp_tokens = tokens, ffn = m.ffn_hidden;
+  if (m.moe.enabled()) {
+    mlp_tokens = tokens * m.moe.top_k * m.moe.capacity_factor;
+    ffn = m.moe.expert_ffn_hidden;
+    replicated += e * mlp_tokens * h + 4 * tokens * m.moe.experts;
+  }
+  split += (m.mlp == MlpKind::swiglu ? 3 : 2) * e * mlp_tokens * ffn;
+  return replicated / replicated_divisor(s) + split / tp;
+}
+
+double activation_bytes_per_layer(const Scenario& s) { return activation_bytes_per_layer(s, s.training.recompute); }
+
+// Megatron-LM's schedules: 1F1B (and ZB-H1, which keeps 1F1B's memory) run p - stage - 1
+// warm-up forwards, then one more before the first backward; GPipe runs all m forwards first.
+// Interleaved 1F1B runs (p - stage - 1)*2 + (v - 1)*p warm-up chunk-passes + 1, visiting the
+// stage's chunks in groups of p micro-batches (chunk 0 for micro-batches 0..p-1, chunk 1 for
+// them, ...), capped at m*v. Stage 0 then holds (v+1)p - 1 chunk-passes of layers/(pv) layers,
+// p micro-batches' worth times (1 + (p-1)/(pv)), as Korthikanti et al. (Sec. 4.2.3) state.
+std::vector<int> chunk_passes_in_flight(const Scenario& s, int stage) {
+  const ParallelismConfig& par = s.parallelism;
+  const int p = par.pp, v = std::max(1, par.virtual_stages), m = s.micro_batches_per_replica();
+  std::vector<int> passes(v, 0);
+  switch (par.schedule) {
+    case PipelineScheduleKind::gpipe: std::fill(passes.begin(), passes.end(), m); break;
+    case PipelineScheduleKind::one_f_one_b:
+    case PipelineScheduleKind::zero_bubble: std::fill(passes.begin(), passes.end(), std::min(p - stage, m)); break;
+    case PipelineScheduleKind::interleaved_1f1b: {
+      const int held = std::min((p - stage - 1) * 2 + (v - 1) * p + 1, m * v);
+      const int rounds = held / (p * v), rest = held % (p * v);
+      for (int k = 0; k < v; ++k) passes[k] = rounds * p + std::clamp(rest - k * p, 0, p);
+      break;
+    }
+  }
+  return passes;
+}
+
+MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
+  const ParallelismConfig& par = s.parallelism;
+  const Precision precision = s.training.precision;
+  MemoryBreakdown out;
+  out.stage = stage;
+
+  // Model states. ZeRO shards over the data-parallel replicas of a parameter: dense ones over
+  // dp*cp GPUs, expert ones over (dp/ep)*cp.
+  const StageParameters params = stage_parameters_per_rank(s, stage);
+  const double dense_shards = double(par.dp) * par.cp;
+  const double expert_shards = std::max(1.0, double(par.dp) / par.ep) * par.cp;
+  const bool sharding = dense_shards > 1 || expert_shards > 1;
+  auto whole = [&](double bytes_per_param) { return params.total() * bytes_per_param; };
+  auto sharded = [&](double bytes_per_param) {
+    return (params.dense / dense_shards + params.expert / expert_shards) * bytes_per_param;
+  };
+  const double weight_b = working_element_bytes(s), grad_b = gradient_element_bytes(precision);
+  const double optimizer_b = optimizer_state_bytes_per_parameter(precision);
+  const int zero = par.zero_stage;
+
+  out.weights_bytes = zero >= 3 ? sharded(weight_b) : whole(weight_b);
+  const int layers = layers_on_stage(s, stage);
+  if (zero >= 3 && sharding && layers > 0) {
+    Scenario layers_only = s;  // the transformer layers' parameters, without the embedding
+    layers_only.model.vocab = 0;
+    layers_only.model.seq_len = 0;
+    const double per_layer = stage_parameters_per_rank(layers_only, stage).total() / layers;
+    out.weights_bytes += kZero3GatheredLayers * per_layer * weight_b;
+  }
+  out.gradients_bytes = zero >= 2 ? sharded(grad_b) : whole(grad_b);
+  // ZeRO-2/3 reduce-scatter gradients bucket by bucket: one unsharded bucket is filled at a time.
+  if (zero >= 2 && sharding) out.gradients_bytes += std::min(par.bucket_mb * 1e6, whole(grad_b));
+  out.optimizer_bytes = zero >= 1 ? sharded(optimizer_b) : whole(optimizer_b);
+
+  // Activations of the chunk-passes in flight.
+  const std::vector<int> passes = chunk_passes_in_flight(s, stage);
+  const double per_layer = activation_bytes_per_layer(s);
+  for (int k = 0; k < int(passes.size()); ++k) {
+    out.activations_bytes += passes[k] * layers_in_chunk(s, stage + k * par.pp) * per_layer;
+    out.chunk_passes_in_flight += passes[k];
+  }
+  // Every micro-batch goes through chunk 0 first and leaves it last.
+  out.micro_batches_in_flight = passes.front();
+  // The backward pass rematerialises, one layer at a time, what recompute did not keep.
+  if (layers > 0) out.activations_bytes += activation_bytes_per_layer(s, Recompute::none) - per_layer;
+  const double e = working_element_bytes(s), h = s.model.hidden, tokens = tokens_per_micro_batch(s);
+  // First stage: the embedding's dropout mask (its output is the first layer's input, counted).
+  if (stage == 0) out.activations_bytes += passes.front() * tokens * h / replicated_divisor(s);
+  // Last stage: final layernorm input, LM-head input and the fp32 logits the vocab-parallel
+  // cross-entropy keeps (softmax) for the backward pass, for the micro-batches of the last chunk.
+  if (stage == par.pp - 1)
+    out.activations_bytes += passes.back() * (2 * e * tokens * h / replicated_divisor(s) +
+                                              4 * tokens * s.model.vocab / par.tp);
+
+  out.fragmentation_bytes = kRuntimeReserveBytes + kFragmentationOfActivations * out.activations_bytes;
+  out.total_bytes =
+      out.weights_bytes + out.gradients_bytes + out.optimizer_bytes + out.activations_bytes + out.fragmentation_bytes;
+  const DeviceSpec* device = find_device(s.cluster.gpu);
+  out.capacity_bytes = device ? device->hbm_bytes : 0;  // the scenario loader rejects unknown GPUs
+  return out;
+}
+
+MemoryBreakdown peak_memory_per_gpu(const Scenario& s) {
+  MemoryBreakdown peak = memory_of_stage(s, 0);
+  for (int stage = 1; stage < s.parallelism.pp; ++stage) {
+    MemoryBreakdown m = memory_of_stage(s, stage);
+    if (m.total_bytes > peak.total_bytes) peak = m;
+  }
+  return peak;
+}
+
+std::string format_memory(const MemoryBreakdown& m) {
+  auto gb = [](double bytes) { return bytes / kBytesPerGB; };
+  std::string in_flight = fmt::format("{} micro-batch{} in flight", m.micro_batches_in_flight,
+                                      m.micro_batches_in_flight == 1 ? "" : "es");
+  if (m.chunk_passes_in_flight != m.micro_batches_in_flight)
+    in_flight += fmt::format(", {} model-chunk passes", m.chunk_passes_in_flight);
+  std::string out;
+  out += fmt::format("  weights       {:8.2f} GB\n", gb(m.weights_bytes));
+  out += fmt::format("  gradients     {:8.2f} GB\n", gb(m.gradients_bytes));
+  out += fmt::format("  optimizer     {:8.2f} GB\n", gb(m.optimizer_bytes));
+  out += fmt::format("  activations   {:8.2f} GB  ({}, pipeline stage {})\n", gb(m.activations_bytes), in_flight,
+                     m.stage);
+  out += fmt::format("  allowance     {:8.2f} GB  (CUDA context, NCCL, workspaces, fragmentation)\n",
+                     gb(m.fragmentation_bytes));
+  out += fmt::format("  total         {:8.2f} GB of {:.2f} GB{}\n", gb(m.total_bytes), gb(m.capacity_bytes),
+                     m.fits() ? "" : "  (does not fit)");
+  return out;
+}
+
 }  // namespace dtsim

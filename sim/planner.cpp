@@ -1,1 +1,287 @@
 #include "planner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "analytic_model.hpp"
+#include "compute_model.hpp"
+#include "device_spec.hpp"
+#include "efficiency_defaults.hpp"
+#include "input_error.hpp"
+#include "memory_model.hpp"
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+#include "transformer_ops.hpp"
+
+namespace dtsim {
+
+namespace {
+
+[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, flag, expected, found});
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<int> divisors(int n) {
+  std::vector<int> d;
+  for (int i = 1; i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  return d;
+}
+
+// Calls visit(parallelism, micro_batch, recompute) for every layout of the search space on `gpus`
+// GPUs (see planner.hpp for the space).
+template <class Visit>
+void for_each_layout(const TransformerConfig& m, int gpus, int node_gpus, const PlanSearchSpace& space, Visit&& visit) {
+  const int max_tp = space.max_tp > 0 ? space.max_tp : node_gpus;
+  for (int tp = 1; tp <= max_tp && tp <= gpus; tp *= 2)
+    for (int cp : space.cp) {
+      if (tp * cp > node_gpus || gpus % (tp * cp) != 0) continue;
+      for (int pp : divisors(m.layers)) {
+        if ((gpus / (tp * cp)) % pp != 0) continue;
+        ParallelismConfig p;
+        p.tp = tp, p.cp = cp, p.pp = pp, p.dp = gpus / (tp * cp * pp);
+        p.sequence_parallel = tp > 1;
+        p.overlap_grad_reduce = true;
+        std::vector<std::pair<PipelineScheduleKind, int>> schedules = {{PipelineScheduleKind::one_f_one_b, 1}};
+        if (pp >= 2 && space.zero_bubble) schedules.push_back({PipelineScheduleKind::zero_bubble, 1});
+        if (pp >= 2 && space.interleaved)
+          for (int v = 2; pp * v <= m.layers; ++v)
+            if (m.layers % (pp * v) == 0) schedules.push_back({PipelineScheduleKind::interleaved_1f1b, v});
+        std::vector<int> zero_stages = {0};
+        if (p.dp > 1 && space.zero_1) zero_stages.push_back(1);
+        if (p.dp > 1 && pp == 1 && space.zero_3) zero_stages.push_back(3);
+        std::vector<int> eps = {1};
+        if (m.moe.enabled()) {
+          eps.clear();
+          for (int ep : divisors(p.dp))
+            if (m.moe.experts % ep == 0) eps.push_back(ep);
+        }
+        for (const auto& [schedule, v] : schedules)
+          for (int ep : eps)
+            for (int zero : zero_stages)
+              for (int mb : space.micro_batches)
+                for (Recompute rc : space.recompute) {
+                  p.schedule = schedule, p.virtual_stages = v, p.ep = ep, p.zero_stage = zero;
+                  visit(p, mb, rc);
+                }
+      }
+    }
+}
+
+void check_request(const PlanRequest& r, const TopologySpec& topo) {
+  const DeviceSpec* device = find_device(r.gpu);
+  if (!device) {
+    std::string ids;
+    for (const auto& id : device_ids()) ids += (ids.empty() ? "" : ", ") + id;
+    flag_error("--gpu", "one of [" + ids + "]", "'" + r.gpu + "'");
+  }
+  if (!(device->peak_flops(r.precision) > 0))
+    flag_error("--precision", fmt::format("a precision {} supports", device->id), to_string(r.precision));
+  if (r.global_batch <= 0) flag_error("--global-batch", "a positive integer", std::to_string(r.global_batch));
+  if (r.finalists < 0) flag_error("--finalists", "an integer >= 0", std::to_string(r.finalists));
+  if (r.gpu_counts.empty()) flag_error("--gpus", "at least one GPU count", "none");
+  const long capacity = topo.fabric.capacity_nodes();
+  for (int n : r.gpu_counts) {
+    if (n <= 0 || n % topo.node.gpus != 0)
+      flag_error("--gpus", fmt::format("a multiple of {} GPUs per node of {}", topo.node.gpus, topo.name),
+                 std::to_string(n));
+    if (capacity > 0 && n / topo.node.gpus > capacity)
+      flag_error("--gpus", fmt::format("at most {} GPUs ({} nodes, all that {} holds)", capacity * topo.node.gpus,
+                                       capacity, topo.name),
+                 std::to_string(n));
+  }
+}
+
+// Ranking key of an estimated row: analytic time, then fewer GPUs, then less memory.
+bool analytic_before(const PlanRow& a, const PlanRow& b) {
+  return std::tie(a.analytic_s, a.gpus, a.memory_bytes) < std::tie(b.analytic_s, b.gpus, b.memory_bytes);
+}
+
+// Finalists: simulated ones by simulated time (then as analytic_before), failed simulations last.
+bool simulated_before(const PlanRow& a, const PlanRow& b) {
+  if (a.simulated_s.has_value() != b.simulated_s.has_value()) return a.simulated_s.has_value();
+  if (a.simulated_s && *a.simulated_s != *b.simulated_s) return *a.simulated_s < *b.simulated_s;
+  return analytic_before(a, b);
+}
+
+void fill_throughput(const Scenario& s, PlanRow& row) {
+  const double t = row.simulated_s.value_or(row.analytic_s);
+  if (!(t > 0)) return;
+  row.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / t;
+  row.mfu = model_flops_per_iteration(s) / t / row.gpus / find_device(s.cluster.gpu)->peak_flops(s.training.precision);
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& text, int gpus_per_node) {
+  const std::string expected = "a GPU count (1024), a list (512,1024) or a range of powers of two (256-2048)";
+  auto number = [&](const std::string& part) {
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(part) <= 0)
+      flag_error(flag, expected, "'" + text + "'");
+    return std::stoi(part);
+  };
+  std::vector<int> counts;
+  if (const size_t dash = text.find('-'); dash != std::string::npos) {
+    const int low = number(text.substr(0, dash)), high = number(text.substr(dash + 1));
+    if (low > high) flag_error(flag, "a range low-high with low <= high", "'" + text + "'");
+    for (long n = 1; n <= high; n *= 2)
+      if (n >= low && n % gpus_per_node == 0) counts.push_back(int(n));
+    if (counts.empty())
+      flag_error(flag, fmt::format("a range holding a power of two that is a multiple of {} GPUs per node", gpus_per_node),
+                 "'" + text + "'");
+    return counts;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    counts.push_back(number(text.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+TransformerConfig resolve_model(const std::string& flag, const std::string& name_or_path) {
+  if (auto preset = find_model_preset(name_or_path)) return *preset;
+  if (std::filesystem::is_regular_file(name_or_path)) return load_hf_config(name_or_path);
+  std::string names;
+  for (const auto& n : model_preset_names()) names += (names.empty() ? "" : ", ") + n;
+  flag_error(flag, "one of [" + names + "] or the path of a Hugging Face config.json", "'" + name_or_path + "'");
+}
+
+Scenario PlanResult::scenario_of(const PlanRow& row) const {
+  Scenario s = base;
+  s.parallelism = row.parallelism;
+  s.training = row.training;
+  s.cluster.nodes = row.gpus / s.cluster.topology.node.gpus;
+  s.name = fmt::format("{}-{}x{} {}", s.model.name, row.gpus, s.cluster.gpu, layout_label(row));
+  return s;
+}
+
+std::string layout_label(const PlanRow& row) {
+  const ParallelismConfig& p = row.parallelism;
+  return fmt::format("tp{} cp{} pp{} v{} dp{} ep{} mb{} {} {} zero{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp,
+                     p.ep, row.training.micro_batch, to_string(p.schedule), to_string(row.training.recompute),
+                     p.zero_stage);
+}
+
+PlanResult plan_layouts(const PlanRequest& request) {
+  const auto search_start = std::chrono::steady_clock::now();
+  PlanResult result;
+  Scenario& s = result.base;
+  s.model = request.model;
+  s.training.global_batch = request.global_batch;
+  s.training.precision = request.precision;
+  s.cluster.gpu = request.gpu;
+  s.cluster.topology_file = request.topology_file;
+  s.cluster.topology = load_topology(request.topology_file);
+  check_request(request, s.cluster.topology);
+  const DeviceSpec& device = *find_device(request.gpu);
+  result.memory_capacity_bytes = device.hbm_bytes;
+  const ComputeModel compute(device, request.precision, default_efficiencies());
+
+  std::map<std::string, long> invalid_fields;
+  Scenario candidate = s;  // mutated in place: no copy of the topology per layout
+  for (int gpus : request.gpu_counts) {
+    candidate.cluster.nodes = gpus / s.cluster.topology.node.gpus;
+    for_each_layout(s.model, gpus, s.cluster.topology.node.gpus, request.space,
+                    [&](const ParallelismConfig& p, int micro_batch, Recompute recompute) {
+                      ++result.enumerated;
+                      candidate.parallelism = p;
+                      candidate.training.micro_batch = micro_batch;
+                      candidate.training.recompute = recompute;
+                      try {
+                        check_scenario_consistency(candidate);
+                      } catch (const InputError& e) {
+                        ++result.invalid;
+                        ++invalid_fields[e.info().field];
+                        return;
+                      }
+                      const MemoryBreakdown memory = peak_memory_per_gpu(candidate);
+                      if (!memory.fits()) {
+                        ++result.out_of_memory;
+                        return;
+                      }
+                      PlanRow row;
+                      row.parallelism = p;
+                      row.training = candidate.training;
+                      row.gpus = gpus;
+                      row.memory_bytes = memory.total_bytes;
+                      row.analytic_s = estimate_iteration(candidate, compute).iteration_s;
+                      result.rows.push_back(row);
+                    });
+  }
+  result.estimated = long(result.rows.size());
+  result.invalid_by_field.assign(invalid_fields.begin(), invalid_fields.end());
+  std::stable_sort(result.invalid_by_field.begin(), result.invalid_by_field.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(result.rows.begin(), result.rows.end(), analytic_before);
+  result.search_wall_s = seconds_since(search_start);
+
+  const auto simulation_start = std::chrono::steady_clock::now();
+  const size_t finalists = std::min(result.rows.size(), size_t(request.finalists));
+  for (size_t i = 0; i < finalists; ++i) {
+    PlanRow& row = result.rows[i];
+    try {
+      row.simulated_s = simulate(result.scenario_of(row)).engine.iteration_s;
+      ++result.simulated;
+    } catch (const std::exception& e) {
+      row.simulation_error = e.what();
+    }
+  }
+  std::stable_sort(result.rows.begin(), result.rows.begin() + long(finalists), simulated_before);
+  result.simulation_wall_s = seconds_since(simulation_start);
+
+  for (PlanRow& row : result.rows) {
+    candidate.parallelism = row.parallelism;
+    candidate.training = row.training;
+    fill_throughput(candidate, row);
+  }
+  return result;
+}
+
+nlohmann::json plan_to_json(const PlanResult& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const PlanRow& row = r.rows[i];
+    const ParallelismConfig& p = row.parallelism;
+    nlohmann::json j = {
+        {"rank", i + 1}, {"gpus", row.gpus}, {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp},
+        {"virtual_stages", p.virtual_stages}, {"dp", p.dp}, {"ep", p.ep},
+        {"micro_batch", row.training.micro_batch}, {"schedule", to_string(p.schedule)},
+        {"recompute", to_string(row.training.recompute)}, {"zero_stage", p.zero_stage},
+        {"sequence_parallel", p.sequence_parallel}, {"overlap_grad_reduce", p.overlap_grad_reduce},
+        {"memory_per_gpu_bytes", row.memory_bytes}, {"analytic_iteration_s", row.analytic_s},
+        {"simulated_iteration_s", row.simulated_s ? nlohmann::json(*row.simulated_s) : nlohmann::json(nullptr)},
+        {"tokens_per_s", row.tokens_per_s}, {"mfu", row.mfu}};
+    if (!row.simulation_error.empty()) j["simulation_error"] = row.simulation_error;
+    rows.push_back(j);
+  }
+  nlohmann::json invalid = nlohmann::json::object();
+  for (const auto& [field, n] : r.invalid_by_field) invalid[field] = n;
+  const Scenario& s = r.base;
+  return {{"model", s.model.name},
+          {"gpu", s.cluster.gpu},
+          {"topology", s.cluster.topology_file.string()},
+          {"global_batch", s.training.global_batch},
+          {"seq_len", s.model.seq_len},
+          {"precision", to_string(s.training.precision)},
+          {"memory_capacity_bytes", r.memory_capacity_bytes},
+          {"search",
+           {{"enumerated", r.enumerated}, {"invalid", r.invalid}, {"invalid_by_field", invalid},
+            {"out_of_memory", r.out_of_memory}, {"estimated", r.estimated}, {"simulated", r.simulated},
+            {"search_wall_s", r.search_wall_s}, {"simulation_wall_s", r.simulation_wall_s}}},
+          {"rows", rows}};
+}
+
+}  // namespace dtsim

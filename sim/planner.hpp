@@ -1,4 +1,100 @@
 #pragma once
 // `dtsim plan`: enumerate parallel layouts of a model on a GPU count, drop those that do not fit
 // in memory, rank the rest by the analytic estimate and re-rank the best by the SimGrid model.
-// (Interface owned by the planner; see planner.cpp.)
+//
+// Search space (PlanSearchSpace; defaults below), for each GPU count N of the request:
+//   tp  powers of two up to the GPUs of one node (the NVLink domain, topology node.gpus)
+//   cp  1, 2, 4, 8 with tp*cp <= node.gpus: tensor and context parallelism both stay in NVLink
+//   pp  the divisors of model.layers that divide N/(tp*cp) (even split, whole layers per stage)
+//   dp  N / (tp*cp*pp)
+//   ep  1 for a dense model; for MoE every divisor of dp that divides model.moe.experts
+//   micro_batch 1, 2, 4, 8; recompute none, selective, full
+//   schedule 1f1b; with pp >= 2 also zero_bubble, and interleaved_1f1b with every virtual_stages
+//            v >= 2 such that layers % (pp*v) == 0
+//   zero_stage 0; with dp > 1 also 1, and 3 when pp == 1 (ZeRO-3 shards parameters across the
+//            data-parallel group, which Megatron and DeepSpeed do not combine with pipelines)
+//   sequence_parallel = (tp > 1), overlap_grad_reduce = true, tp_comm_overlap = false
+// Layouts check_scenario_consistency rejects are counted as invalid, those peak_memory_per_gpu
+// says do not fit as out of memory; the rest are estimated with estimate_iteration (one
+// ComputeModel for the whole search).
+//
+// Ranking: rows 1..K (K = finalists) are the K best analytic layouts, simulated and ordered by
+// simulated s/iter; the rest follow, ordered by analytic s/iter. Ties (the same time): fewer
+// GPUs first, then less memory per GPU, then enumeration order.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct PlanSearchSpace {
+  int max_tp = 0;  // 0: the GPUs of one node
+  std::vector<int> cp = {1, 2, 4, 8};
+  std::vector<int> micro_batches = {1, 2, 4, 8};
+  std::vector<Recompute> recompute = {Recompute::none, Recompute::selective, Recompute::full};
+  bool interleaved = true;   // interleaved_1f1b with every valid virtual_stages (pp >= 2)
+  bool zero_bubble = true;   // zero_bubble (pp >= 2)
+  bool zero_1 = true;        // zero_stage 1 (dp > 1)
+  bool zero_3 = true;        // zero_stage 3 (dp > 1, pp == 1)
+};
+
+struct PlanRequest {
+  TransformerConfig model;
+  std::string gpu = "a100-80gb-sxm";     // DeviceSpec id
+  std::vector<int> gpu_counts;           // each a multiple of the topology's GPUs per node
+  std::filesystem::path topology_file;   // loaded once for the whole search
+  int global_batch = 1536;               // sequences per iteration
+  Precision precision = Precision::bf16;
+  int finalists = 3;                     // best analytic layouts re-ranked by simulate(); 0 = none
+  PlanSearchSpace space;
+};
+
+struct PlanRow {
+  ParallelismConfig parallelism;
+  TrainingConfig training;
+  int gpus = 0;
+  double memory_bytes = 0;           // peak_memory_per_gpu(...).total_bytes
+  double analytic_s = 0;             // estimate_iteration(...).iteration_s
+  std::optional<double> simulated_s; // simulate(...), finalists only
+  std::string simulation_error;      // why a finalist's simulation failed, if it did
+  // From the simulated time when there is one, else the analytic one; 0 when that time is 0.
+  double tokens_per_s = 0;           // global_batch * seq_len / time
+  double mfu = 0;                    // model_flops_per_iteration / time / gpus / peak (as report.cpp)
+};
+
+struct PlanResult {
+  Scenario base;                   // model, batch, precision, cluster of the search (parallelism unset)
+  double memory_capacity_bytes = 0;  // HBM of one GPU
+  long enumerated = 0;
+  long invalid = 0;                // rejected by check_scenario_consistency
+  std::vector<std::pair<std::string, long>> invalid_by_field;  // field named by the rejection, count
+  long out_of_memory = 0;
+  long estimated = 0;              // fit, and were estimated analytically (rows.size())
+  long simulated = 0;              // finalists simulated without error
+  double search_wall_s = 0;        // enumeration + consistency + memory + analytic + sort
+  double simulation_wall_s = 0;    // the finalists' simulations
+  std::vector<PlanRow> rows;       // ranked, best first
+
+  // The full scenario of a row (what `dtsim run` would simulate).
+  Scenario scenario_of(const PlanRow& row) const;
+};
+
+// Throws InputError naming the request's field (as the CLI flag: --gpu, --gpus, --topology,
+// --global-batch, --precision, --finalists) when the request itself is unusable.
+PlanResult plan_layouts(const PlanRequest& request);
+
+// "1024", "512,1024", or "256-2048": the powers of two in the range that are multiples of
+// `gpus_per_node` (whole nodes). InputError names `flag`.
+std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& text, int gpus_per_node = 1);
+// A preset name (find_model_preset) or the path of a Hugging Face config.json. InputError names `flag`.
+TransformerConfig resolve_model(const std::string& flag, const std::string& name_or_path);
+
+// "tp8 cp1 pp16 v1 dp8 ep1 mb1 1f1b none zero1" style label.
+std::string layout_label(const PlanRow& row);
+nlohmann::json plan_to_json(const PlanResult& result);
+
+}  // namespace dtsim

@@ -5,7 +5,8 @@
 
 namespace dtsim {
 
-enum class TaskKind { compute, collective, send, recv };
+// wait_overlapped: block until every overlapped collective this rank issued so far is done.
+enum class TaskKind { compute, collective, send, recv, wait_overlapped };
 enum class Phase { forward, backward, gradient_sync, optimizer };
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
 // How a collective moves its data (NCCL's algorithms plus the textbook ones); `automatic` lets
@@ -37,6 +38,9 @@ struct Task {
   double bytes = 0;  // per call (collective) or per message (send/recv)
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   Protocol protocol = Protocol::automatic;
+  // Issued on the rank's communication stream and run alongside the tasks after it, in issue
+  // order (like NCCL kernels on a separate CUDA stream), until a wait_overlapped task.
+  bool overlapped = false;
 
   // send / recv
   int peer = -1;  // global rank of the other side
@@ -45,7 +49,7 @@ struct Task {
 
 // Ranks of one collective, in ring order.
 struct CommGroup {
-  std::string kind;  // "tp", "dp"
+  std::string kind;  // "tp", "cp", "ep", "dp" (dense gradients), "edp" (expert gradients)
   std::vector<int> ranks;
 };
 

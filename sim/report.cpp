@@ -30,6 +30,7 @@ Report make_report(const Scenario& s, const SimulationResult& r) {
   }
   const double n = double(r.engine.ranks.size());
   b = {b.compute_s / n, b.communication_s / n, b.bubble_s / n, b.other_s / n};
+  rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
   rep.simulated_activities = r.engine.activities;
   rep.simulation_wall_s = r.simulation_wall_s;
@@ -53,12 +54,33 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
+  out += "memory per GPU (peak stage)\n" + format_memory(r.memory);
   out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
   out += fmt::format("rank folding        {}\n", r.folding);
   out += fmt::format("simulated           {} activities in {:.2f} s wall\n", r.simulated_activities,
                      r.simulation_wall_s);
   return out;
 }
+
+namespace {
+
+nlohmann::json memory_to_json(const MemoryBreakdown& m) {
+  return {
+      {"pipeline_stage", m.stage},
+      {"weights_bytes", m.weights_bytes},
+      {"gradients_bytes", m.gradients_bytes},
+      {"optimizer_bytes", m.optimizer_bytes},
+      {"activations_bytes", m.activations_bytes},
+      {"micro_batches_in_flight", m.micro_batches_in_flight},
+      {"chunk_passes_in_flight", m.chunk_passes_in_flight},
+      {"allowance_bytes", m.fragmentation_bytes},
+      {"total_bytes", m.total_bytes},
+      {"capacity_bytes", m.capacity_bytes},
+      {"fits", m.fits()},
+  };
+}
+
+}  // namespace
 
 nlohmann::json report_to_json(const Report& r) {
   const Breakdown& b = r.mean_breakdown;
@@ -77,6 +99,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"breakdown_mean_s",
        {{"compute", b.compute_s}, {"exposed_communication", b.communication_s}, {"pipeline_bubble", b.bubble_s},
         {"other", b.other_s}}},
+      {"memory_per_gpu", memory_to_json(r.memory)},
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},
       {"simulated_activities", r.simulated_activities},

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "memory_model.hpp"
 #include "scenario.hpp"
 #include "simulation.hpp"
 
@@ -28,6 +29,7 @@ struct Report {
   double hardware_tflops_per_gpu = 0;
   double mfu = 0;                       // model FLOP/s per GPU / peak
   Breakdown mean_breakdown;             // averaged over GPUs
+  MemoryBreakdown memory;               // per GPU, of the pipeline stage that needs the most
   std::string efficiency_source;
   int64_t simulated_activities = 0;
   double simulation_wall_s = 0;

@@ -24,7 +24,7 @@ int layers_on_stage(const Scenario& s, int stage) {
   return layers;
 }
 
-StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
+StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk) {
   const TransformerConfig& m = s.model;
   const ParallelismConfig& p = s.parallelism;
   const double h = m.hidden, tp = p.tp;
@@ -32,7 +32,7 @@ StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
   const double attention = h * (m.heads + 2 * kv) * m.head_dim() + h * h;
   const double matrices_per_mlp = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
   StageParameters out;
-  const double layers = layers_on_stage(s, stage);
+  const double layers = layers_in_chunk(s, chunk);
   // Norms and biases are under 0.1% of a layer and left out.
   if (m.moe.enabled()) {
     const double router = h * m.moe.experts;  // replicated on every TP rank
@@ -42,9 +42,19 @@ StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
     out.dense = layers * (attention + matrices_per_mlp * h * m.ffn_hidden) / tp;
   }
   const double embedding = double(m.vocab) * h / tp;
-  if (stage == 0) out.dense += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
-  if (stage == p.pp - 1 && p.pp > 1) out.dense += embedding;  // tied LM head kept on the last stage
+  if (chunk == 0) out.dense += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
+  if (chunk == model_chunks(p) - 1 && p.pp > 1) out.dense += embedding;  // tied LM head kept on the last stage
   return out;
+}
+
+StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
+  StageParameters sum;
+  for (int chunk = stage; chunk < model_chunks(s.parallelism); chunk += s.parallelism.pp) {
+    const StageParameters c = chunk_parameters_per_rank(s, chunk);
+    sum.dense += c.dense;
+    sum.expert += c.expert;
+  }
+  return sum;
 }
 
 }  // namespace dtsim

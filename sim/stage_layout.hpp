@@ -19,6 +19,7 @@ struct StageParameters {
   double expert = 0;
   double total() const { return dense + expert; }
 };
-StageParameters stage_parameters_per_rank(const Scenario& s, int stage);
+StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk);
+StageParameters stage_parameters_per_rank(const Scenario& s, int stage);  // sum over its chunks
 
 }  // namespace dtsim

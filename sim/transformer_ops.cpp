@@ -15,22 +15,50 @@ Operator gemm(const char* name, double m, double k, double n, double e) {
 Operator gemm_backward(const char* name, const Operator& fwd) {
   return {name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes};
 }
+Operator gemm_half_backward(const char* name, const Operator& fwd) { return {name, fwd.kind, fwd.flops, fwd.bytes}; }
 
 Operator elementwise(const char* name, double bytes) { return {name, OperatorKind::elementwise, 0, bytes}; }
 
 // Core attention, the part selective recompute redoes: QK^T, scale-mask-softmax, dropout, (P)V.
 std::vector<Operator> core_attention_forward(const RankShape& r) {
   const double e = r.elem_bytes;
-  const double batched = r.batch * r.heads;             // independent (s x s) problems
-  const double scores = batched * r.seq * r.seq;        // elements of the attention matrix
+  const double batched = r.batch * r.heads;             // independent (s x s_kv) problems
+  const double q = r.seq, k = r.kv_seq;
+  const double scores = batched * q * k;                // elements of the attention matrix
   return {
-      {"attention_scores", OperatorKind::attention_gemm, 2 * batched * r.seq * r.seq * r.head_dim,
-       batched * (2 * r.seq * r.head_dim + r.seq * r.seq) * e},
+      {"attention_scores", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
+       batched * ((q + k) * r.head_dim + q * k) * e},
       elementwise("softmax", 2 * scores * e),             // fused scale-mask-softmax: read + write
       elementwise("attention_dropout", scores * (2 * e + 1)),  // read, write, 1-byte mask
-      {"attention_values", OperatorKind::attention_gemm, 2 * batched * r.seq * r.seq * r.head_dim,
-       batched * (r.seq * r.seq + 2 * r.seq * r.head_dim) * e},
+      {"attention_values", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
+       batched * (q * k + (q + k) * r.head_dim) * e},
   };
+}
+
+// Dense MLP: up (gate + up for SwiGLU), activation, down.
+void append_dense_mlp(std::vector<Operator>& ops, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes, h = r.hidden;
+  const double up_width = r.mlp == MlpKind::swiglu ? 2 * r.ffn : r.ffn;
+  ops.push_back(gemm("mlp_up_gemm", t, h, up_width, e));
+  ops.push_back(elementwise(r.mlp == MlpKind::swiglu ? "swiglu" : "gelu", (r.mlp == MlpKind::swiglu ? 3 : 2) * t * r.ffn * e));
+  ops.push_back(gemm("mlp_down_gemm", t, r.ffn, h, e));
+}
+
+// MoE MLP: router, permutation into expert order, the local experts' GEMMs over the tokens
+// dispatched to them, and the inverse permutation. The all-to-alls around the experts are
+// collectives (ep_all_to_all_bytes), not operators.
+void append_moe_mlp(std::vector<Operator>& ops, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes, h = r.hidden;
+  const double routed = r.expert_tokens();
+  const double up_width = r.mlp == MlpKind::swiglu ? 2 * r.expert_ffn : r.expert_ffn;
+  ops.push_back(gemm("router_gemm", t, h, r.moe.experts, e));
+  ops.push_back(elementwise("router_softmax_topk", 2 * t * r.moe.experts * 4));  // fp32 probabilities
+  ops.push_back(elementwise("token_permute", 2 * routed * h * e));
+  ops.push_back(gemm("expert_up_gemm", routed, h, up_width, e));
+  ops.push_back(elementwise(r.mlp == MlpKind::swiglu ? "expert_swiglu" : "expert_gelu",
+                            (r.mlp == MlpKind::swiglu ? 3 : 2) * routed * r.expert_ffn * e));
+  ops.push_back(gemm("expert_down_gemm", routed, r.expert_ffn, h, e));
+  ops.push_back(elementwise("token_unpermute", 2 * routed * h * e));
 }
 
 }  // namespace
@@ -40,7 +68,8 @@ RankShape rank_shape(const Scenario& s) {
   const int tp = s.parallelism.tp;
   RankShape r;
   r.batch = s.training.micro_batch;
-  r.seq = m.seq_len;
+  r.seq = double(m.seq_len) / s.parallelism.cp;
+  r.kv_seq = m.seq_len;
   r.hidden = m.hidden;
   r.heads = double(m.heads) / tp;
   r.kv_heads = double(m.kv_heads > 0 ? m.kv_heads : m.heads) / tp;
@@ -50,25 +79,28 @@ RankShape rank_shape(const Scenario& s) {
   r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
   r.mlp = m.mlp;
   r.tp = tp;
+  r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
+  r.moe = m.moe;
+  r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
   return r;
 }
 
 std::vector<Operator> layer_forward_ops(const RankShape& r) {
   const double t = r.tokens(), e = r.elem_bytes, h = r.hidden;
+  const double sharded = r.sharded_tokens();
   const double qkv_width = (r.heads + 2 * r.kv_heads) * r.head_dim;
-  const double mlp_up_width = r.mlp == MlpKind::swiglu ? 2 * r.ffn : r.ffn;  // gate + up for SwiGLU
-  const double act_bytes = r.mlp == MlpKind::swiglu ? 3 * t * r.ffn * e : 2 * t * r.ffn * e;
   std::vector<Operator> ops;
-  ops.push_back(elementwise("input_norm", 2 * t * h * e));
+  ops.push_back(elementwise("input_norm", 2 * sharded * h * e));
   ops.push_back(gemm("qkv_gemm", t, h, qkv_width, e));
   for (const Operator& op : core_attention_forward(r)) ops.push_back(op);
   ops.push_back(gemm("attention_projection", t, r.heads * r.head_dim, h, e));
-  ops.push_back(elementwise("attention_dropout_residual", t * h * (3 * e + 1)));
-  ops.push_back(elementwise("post_attention_norm", 2 * t * h * e));
-  ops.push_back(gemm("mlp_up_gemm", t, h, mlp_up_width, e));
-  ops.push_back(elementwise(r.mlp == MlpKind::swiglu ? "swiglu" : "gelu", act_bytes));
-  ops.push_back(gemm("mlp_down_gemm", t, r.ffn, h, e));
-  ops.push_back(elementwise("mlp_dropout_residual", t * h * (3 * e + 1)));
+  ops.push_back(elementwise("attention_dropout_residual", sharded * h * (3 * e + 1)));
+  ops.push_back(elementwise("post_attention_norm", 2 * sharded * h * e));
+  if (r.moe.enabled())
+    append_moe_mlp(ops, r);
+  else
+    append_dense_mlp(ops, r);
+  ops.push_back(elementwise("mlp_dropout_residual", sharded * h * (3 * e + 1)));
   return ops;
 }
 
@@ -79,6 +111,22 @@ std::vector<Operator> layer_backward_ops(const RankShape& r) {
     // input and write the input grad (2x the forward traffic).
     ops.push_back(f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes));
   }
+  return ops;
+}
+
+std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
+  std::vector<Operator> ops;
+  for (const Operator& f : layer_forward_ops(r)) {
+    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f));  // dgrad
+    else ops.push_back(f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes));
+  }
+  return ops;
+}
+
+std::vector<Operator> layer_backward_weight_ops(const RankShape& r) {
+  std::vector<Operator> ops;
+  for (const Operator& f : layer_forward_ops(r))
+    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f));  // wgrad
   return ops;
 }
 
@@ -126,6 +174,10 @@ std::vector<Operator> logits_backward_ops(const RankShape& r) {
 
 double tp_allreduce_bytes(const RankShape& r) { return r.tokens() * r.hidden * r.elem_bytes; }
 
+double cp_kv_bytes(const RankShape& r) { return 2 * r.batch * r.kv_seq * r.kv_heads * r.head_dim * r.elem_bytes; }
+
+double ep_all_to_all_bytes(const RankShape& r) { return r.expert_tokens() * r.hidden * r.elem_bytes; }
+
 double optimizer_bytes_per_parameter(Precision p) {
   // Read fp32 grad, master weight, Adam m and v (16 B); write master, m, v (12 B); write the
   // low-precision working copy of the weight unless training in fp32.
@@ -146,13 +198,15 @@ double sum_flops(const std::vector<Operator>& ops) {
 
 namespace {
 double iteration_flops(const Scenario& s, bool with_recompute) {
-  const RankShape r = rank_shape(s);
+  RankShape r = rank_shape(s);
+  if (!with_recompute) r.moe.capacity_factor = 1;  // model FLOPs count routed tokens, not padding
   double per_micro_batch_rank = s.model.layers * (sum_flops(layer_forward_ops(r)) + sum_flops(layer_backward_ops(r)));
   if (with_recompute) per_micro_batch_rank += s.model.layers * sum_flops(layer_recompute_ops(r, s.training.recompute));
   per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
-  // Per rank the shapes are 1/tp of the model; tp ranks together do one model's work.
+  // Per rank the shapes are 1/tp of the model and 1/cp of the sequence; tp x cp ranks together
+  // do one micro-batch's work.
   const double micro_batches = double(s.training.global_batch) / s.training.micro_batch;
-  return per_micro_batch_rank * s.parallelism.tp * micro_batches;
+  return per_micro_batch_rank * s.parallelism.tp * s.parallelism.cp * micro_batches;
 }
 }  // namespace
 

@@ -12,7 +12,8 @@ namespace dtsim {
 // Shapes as seen by one TP rank.
 struct RankShape {
   double batch = 1;        // micro-batch, sequences
-  double seq = 0;
+  double seq = 0;          // tokens of each sequence on this rank (seq_len / cp)
+  double kv_seq = 0;       // keys each query attends to (seq_len: context parallelism gathers K, V)
   double hidden = 0;
   double heads = 0;        // attention heads on this rank
   double kv_heads = 0;     // key/value heads on this rank (GQA); == heads without GQA
@@ -22,8 +23,15 @@ struct RankShape {
   double elem_bytes = 2;   // activation/weight element size
   MlpKind mlp = MlpKind::gelu;
   int tp = 1;
+  bool sequence_parallel = false;  // norms, dropout and residuals see tokens / tp
+  MoeConfig moe;                   // experts == 0: dense MLP
+  double expert_ffn = 0;           // expert MLP width on this rank
 
   double tokens() const { return batch * seq; }
+  // Tokens the sequence-sharded (SP) regions of a layer process on this rank.
+  double sharded_tokens() const { return sequence_parallel ? tokens() / tp : tokens(); }
+  // Token-expert assignments this rank's experts process (balanced routing, padded to capacity).
+  double expert_tokens() const { return tokens() * moe.top_k * moe.capacity_factor; }
 };
 
 RankShape rank_shape(const Scenario& s);
@@ -32,6 +40,10 @@ RankShape rank_shape(const Scenario& s);
 // redone at the start of the backward pass (full: the whole layer; selective: core attention).
 std::vector<Operator> layer_forward_ops(const RankShape& r);
 std::vector<Operator> layer_backward_ops(const RankShape& r);
+// The backward split as zero-bubble schedules split it: input gradients (B: every dgrad, the
+// backward of attention and elementwise ops) and weight gradients (W: every wgrad).
+std::vector<Operator> layer_backward_input_ops(const RankShape& r);
+std::vector<Operator> layer_backward_weight_ops(const RankShape& r);
 std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode);
 
 std::vector<Operator> embedding_forward_ops(const RankShape& r);
@@ -40,8 +52,14 @@ std::vector<Operator> embedding_backward_ops(const RankShape& r);
 std::vector<Operator> logits_forward_ops(const RankShape& r);
 std::vector<Operator> logits_backward_ops(const RankShape& r);
 
-// Megatron's TP all-reduces carry one activation tensor: batch*seq*hidden elements.
+// Megatron's TP all-reduces (or, with SP, all-gathers and reduce-scatters) carry one activation
+// tensor: batch*seq*hidden elements.
 double tp_allreduce_bytes(const RankShape& r);
+// Context parallelism all-gathers K and V of the whole sequence (and reduce-scatters their
+// gradients): 2 * batch * seq_len * kv_heads_on_rank * head_dim elements.
+double cp_kv_bytes(const RankShape& r);
+// Expert parallelism's all-to-all (dispatch, combine) buffer per rank: expert_tokens * hidden.
+double ep_all_to_all_bytes(const RankShape& r);
 constexpr int kTpAllReducesPerLayerForward = 2;   // after attention projection and after MLP
 constexpr int kTpAllReducesPerLayerBackward = 2;  // input grads of QKV and MLP-up
 int tp_allreduces_per_layer_recompute(Recompute mode);

@@ -1,150 +1,222 @@
 #include "workload_builder.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "pipeline_schedule.hpp"
 #include "stage_layout.hpp"
-#include "transformer_ops.hpp"
 
 namespace dtsim {
 
 RankCoord rank_coord(const ParallelismConfig& p, int rank) {
-  return {rank % p.tp, (rank / p.tp) % p.dp, rank / (p.tp * p.dp)};
+  RankCoord c;
+  c.tp_rank = rank % p.tp;
+  c.cp_rank = (rank / p.tp) % p.cp;
+  c.dp_rank = (rank / (p.tp * p.cp)) % p.dp;
+  c.stage = rank / (p.tp * p.cp * p.dp);
+  return c;
 }
 
-int rank_of(const ParallelismConfig& p, RankCoord c) { return c.tp_rank + p.tp * (c.dp_rank + p.dp * c.stage); }
-
-double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute) {
-  double t = 0;
-  for (const Operator& op : ops) t += compute.time_s(op);
-  return t;
+int rank_of(const ParallelismConfig& p, RankCoord c) {
+  return c.tp_rank + p.tp * (c.cp_rank + p.cp * (c.dp_rank + p.dp * c.stage));
 }
 
-namespace {
-
-void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, int times = 1) {
-  pass.compute_s += times * sum_time_s(ops, compute);
-  pass.flops += times * sum_flops(ops);
-}
-
-}  // namespace
-
-WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
-  const int pp = s.parallelism.pp;
-  const int layers_per_stage = s.model.layers / pp;
-  const Recompute recompute = s.training.recompute;
-  const RankShape r = rank_shape(s);
-  const bool tp_split = s.parallelism.tp > 1;
-
-  WorkloadInputs in;
-  in.micro_batches = s.micro_batches_per_replica();
-  in.tp_allreduce_bytes = tp_allreduce_bytes(r);
-  // Megatron scatters the boundary activation across TP ranks before the stage-to-stage send
-  // (scatter_gather_tensors_in_pipeline) and all-gathers it over NVLink after; the all-gather
-  // is not modelled.
-  in.p2p_bytes = r.tokens() * r.hidden * r.elem_bytes / s.parallelism.tp;
-
-  for (int stage = 0; stage < pp; ++stage) {
-    StagePass fwd, bwd;
-    add(fwd, layer_forward_ops(r), compute, layers_per_stage);
-    add(bwd, layer_recompute_ops(r, recompute), compute, layers_per_stage);
-    add(bwd, layer_backward_ops(r), compute, layers_per_stage);
-    if (tp_split) {
-      fwd.tp_allreduces = layers_per_stage * kTpAllReducesPerLayerForward;
-      bwd.tp_allreduces =
-          layers_per_stage * (kTpAllReducesPerLayerBackward + tp_allreduces_per_layer_recompute(recompute));
-    }
-    if (stage == 0) {
-      add(fwd, embedding_forward_ops(r), compute);
-      add(bwd, embedding_backward_ops(r), compute);
-      if (tp_split) fwd.tp_allreduces += 1;  // vocab-parallel embedding sums its partial lookups
-    }
-    if (stage == pp - 1) {
-      add(fwd, logits_forward_ops(r), compute);
-      add(bwd, logits_backward_ops(r), compute);
-      if (tp_split) bwd.tp_allreduces += 1;  // input grad of the vocab-parallel LM head
-    }
-    in.forward.push_back(fwd);
-    in.backward.push_back(bwd);
-
-    const double params = stage_parameters_per_rank(s, stage).total();
-    in.gradient_bytes.push_back(params * gradient_element_bytes(s.training.precision));
-    const Operator adam{"adam", OperatorKind::optimizer, 0, params * optimizer_bytes_per_parameter(s.training.precision)};
-    in.optimizer_s.push_back(compute.time_s(adam));
+const char* to_string(GroupRole g) {
+  switch (g) {
+    case GroupRole::tp: return "tp";
+    case GroupRole::cp: return "cp";
+    case GroupRole::ep: return "ep";
+    case GroupRole::dp: return "dp";
+    case GroupRole::expert_dp: return "edp";
   }
-  return in;
+  return "?";
 }
 
 namespace {
 
-// Groups: one TP group per (stage, dp_rank), one DP group per (stage, tp_rank).
-struct GroupIndex {
-  std::vector<int> tp_group_of_rank, dp_group_of_rank;
+constexpr int kRoles = 5;
+
+// Every rank's group of each role (-1 where the group would have one rank). A group is keyed by
+// the coordinates its members share.
+class GroupIndex {
+ public:
+  GroupIndex(const ParallelismConfig& p, Workload& w) : of_rank_(kRoles, std::vector<int>(p.tp * p.cp * p.dp * p.pp, -1)) {
+    const int n = p.tp * p.cp * p.dp * p.pp;
+    const int ep = std::max(1, p.ep);
+    for (int role = 0; role < kRoles; ++role) {
+      std::map<std::vector<int>, std::vector<int>> members;  // key -> ranks in ring order
+      for (int rank = 0; rank < n; ++rank) members[key(GroupRole(role), rank_coord(p, rank), ep)].push_back(rank);
+      for (auto& [k, ranks] : members) {
+        if (ranks.size() < 2) continue;
+        for (int r : ranks) of_rank_[role][r] = int(w.groups.size());
+        w.groups.push_back({to_string(GroupRole(role)), ranks});
+      }
+    }
+  }
+  int of(GroupRole role, int rank) const { return of_rank_[int(role)][rank]; }
+
+ private:
+  // What members of a group have in common; ranks are visited in rank order, so members of a
+  // dp group are in (cp, dp) order and an expert-dp group holds the dp ranks equal modulo ep.
+  static std::vector<int> key(GroupRole role, const RankCoord& c, int ep) {
+    switch (role) {
+      case GroupRole::tp: return {c.stage, c.dp_rank, c.cp_rank};
+      case GroupRole::cp: return {c.stage, c.dp_rank, c.tp_rank};
+      case GroupRole::ep: return {c.stage, c.tp_rank, c.cp_rank, c.dp_rank / ep};
+      case GroupRole::dp: return {c.stage, c.tp_rank};
+      case GroupRole::expert_dp: return {c.stage, c.tp_rank, c.dp_rank % ep};
+    }
+    return {};
+  }
+  std::vector<std::vector<int>> of_rank_;
 };
 
-GroupIndex make_groups(const ParallelismConfig& p, Workload& w) {
-  const int n = p.tp * p.pp * p.dp;
-  GroupIndex idx{std::vector<int>(n, -1), std::vector<int>(n, -1)};
-  for (int stage = 0; stage < p.pp; ++stage) {
-    if (p.tp > 1) {
-      for (int d = 0; d < p.dp; ++d) {
-        CommGroup g{"tp", {}};
-        for (int t = 0; t < p.tp; ++t) g.ranks.push_back(rank_of(p, {t, d, stage}));
-        for (int r : g.ranks) idx.tp_group_of_rank[r] = int(w.groups.size());
-        w.groups.push_back(g);
+double at(const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : 0.0; }
+const StagePass& pass_at(const std::vector<StagePass>& v, size_t i) {
+  static const StagePass kNone;
+  return i < v.size() ? v[i] : kNone;
+}
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const ParallelismConfig& p, const WorkloadInputs& in, const GroupIndex& groups, int rank)
+      : p_(p), in_(in), groups_(groups), rank_(rank), c_(rank_coord(p, rank)) {}
+
+  RankProgram build() {
+    prog_.stage = c_.stage;
+    const std::vector<PipelineStep> steps = pipeline_steps(p_, c_.stage, in_.micro_batches);
+    for (size_t i = 0; i < steps.size(); ++i) add_step(steps[i], i + 1 == steps.size());
+    if (steps.empty()) add_gradient_sync_after({}, Phase::backward, -1);
+    add_optimizer();
+    return std::move(prog_);
+  }
+
+ private:
+  int owner_of_chunk(int chunk) const {
+    RankCoord peer = c_;
+    peer.stage = stage_of_chunk(p_, chunk);
+    return rank_of(p_, peer);
+  }
+
+  void collective(const PassCollective& c, Phase phase, int micro_batch) {
+    const int group = groups_.of(c.group, rank_);
+    if (group < 0 || c.bytes <= 0 || c.calls <= 0) return;
+    prog_.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = micro_batch, .group = group,
+                           .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .overlapped = c.overlapped});
+    if (c.overlapped) ++overlapped_in_flight_;
+  }
+
+  void wait_overlapped(Phase phase, int micro_batch) {
+    if (overlapped_in_flight_ == 0) return;
+    prog_.tasks.push_back({.kind = TaskKind::wait_overlapped, .phase = phase, .micro_batch = micro_batch});
+    overlapped_in_flight_ = 0;
+  }
+
+  // Pass = [recv] [overlapped collectives] compute [blocking collectives] [wait] [send]; the
+  // last pass of the iteration also starts the gradient reduction (see add_gradient_sync_after).
+  void add_step(const PipelineStep& step, bool last_step) {
+    const int chunks = model_chunks(p_);
+    const int chunk = step.chunk * p_.pp + c_.stage;
+    const int mb = step.micro_batch;
+    const bool forward = step.is_forward();
+    const Phase phase = forward ? Phase::forward : Phase::backward;
+    StagePass pass = pass_for(step, chunk);
+    const P2pChannel channel = forward ? P2pChannel::activations : P2pChannel::gradients;
+    const bool weight_only = step.pass == PassKind::backward_weight;
+    const int from_chunk = weight_only ? -1 : forward ? chunk - 1 : chunk + 1;
+    const int to_chunk = weight_only ? -1 : forward ? chunk + 1 : chunk - 1;
+    if (from_chunk >= 0 && from_chunk < chunks)
+      prog_.tasks.push_back({.kind = TaskKind::recv, .phase = phase, .micro_batch = mb, .bytes = in_.p2p_bytes,
+                             .peer = owner_of_chunk(from_chunk), .channel = channel});
+    for (const PassCollective& c : pass.collectives)
+      if (c.overlapped) collective(c, phase, mb);
+    if (last_step)
+      add_gradient_sync_after(pass, phase, mb);
+    else
+      prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb, .compute_s = pass.compute_s,
+                             .flops = pass.flops});
+    for (const PassCollective& c : pass.collectives)
+      if (!c.overlapped) collective(c, phase, mb);
+    wait_overlapped(phase, mb);
+    if (to_chunk >= 0 && to_chunk < chunks)
+      prog_.tasks.push_back({.kind = TaskKind::send, .phase = phase, .micro_batch = mb, .bytes = in_.p2p_bytes,
+                             .peer = owner_of_chunk(to_chunk), .channel = channel});
+  }
+
+  StagePass pass_for(const PipelineStep& step, int chunk) const {
+    switch (step.pass) {
+      case PassKind::forward: return pass_at(in_.forward, chunk);
+      case PassKind::backward: return pass_at(in_.backward, chunk);
+      case PassKind::backward_input: {
+        StagePass b = pass_at(in_.backward, chunk);
+        const StagePass& w = pass_at(in_.backward_weight, chunk);
+        b.compute_s -= w.compute_s;
+        b.flops -= w.flops;
+        return b;
+      }
+      case PassKind::backward_weight: {
+        StagePass w = pass_at(in_.backward_weight, chunk);
+        w.collectives.clear();
+        return w;
       }
     }
-    if (p.dp > 1) {
-      for (int t = 0; t < p.tp; ++t) {
-        CommGroup g{"dp", {}};
-        for (int d = 0; d < p.dp; ++d) g.ranks.push_back(rank_of(p, {t, d, stage}));
-        for (int r : g.ranks) idx.dp_group_of_rank[r] = int(w.groups.size());
-        w.groups.push_back(g);
-      }
+    return {};
+  }
+
+  // Gradient synchronisation (ZeRO 0-2): one all-reduce (ZeRO-0) or reduce-scatter (ZeRO-1/2)
+  // of the stage's gradients after the last backward compute; with overlap_grad_reduce the last
+  // compute is cut into buckets and each bucket's reduction starts as soon as it is ready.
+  void add_gradient_sync_after(const StagePass& last, Phase phase, int mb) {
+    const int stage = c_.stage;
+    const double dense = at(in_.gradient_bytes, stage), expert = at(in_.expert_gradient_bytes, stage);
+    const bool sync = p_.zero_stage < 3 && (dense > 0 || expert > 0);
+    const CollectiveKind kind = p_.zero_stage == 0 ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+    const int buckets = sync && p_.overlap_grad_reduce ? gradient_buckets(p_, dense + expert) : 1;
+    for (int b = 0; b < buckets; ++b) {
+      if (last.compute_s > 0 || last.flops > 0)
+        prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb,
+                               .compute_s = last.compute_s / buckets, .flops = last.flops / buckets});
+      if (!sync || !p_.overlap_grad_reduce) continue;
+      collective({GroupRole::dp, kind, 1, dense / buckets, true}, Phase::gradient_sync, -1);
+      collective({GroupRole::expert_dp, kind, 1, expert / buckets, true}, Phase::gradient_sync, -1);
+    }
+    if (sync && !p_.overlap_grad_reduce) {
+      pending_sync_.push_back({GroupRole::dp, kind, 1, dense, false});
+      pending_sync_.push_back({GroupRole::expert_dp, kind, 1, expert, false});
     }
   }
-  return idx;
-}
+
+  void add_optimizer() {
+    wait_overlapped(Phase::gradient_sync, -1);
+    for (const PassCollective& c : pending_sync_)
+      if (c.bytes > 0) collective(c, Phase::gradient_sync, -1);
+    prog_.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::optimizer, .compute_s = at(in_.optimizer_s, c_.stage)});
+    // ZeRO-1/2: each rank updated its shard; all-gather the new weights.
+    if (p_.zero_stage == 1 || p_.zero_stage == 2) {
+      const double dense = at(in_.parameter_bytes, c_.stage), expert = at(in_.expert_parameter_bytes, c_.stage);
+      if (dense > 0) collective({GroupRole::dp, CollectiveKind::all_gather, 1, dense, false}, Phase::optimizer, -1);
+      if (expert > 0) collective({GroupRole::expert_dp, CollectiveKind::all_gather, 1, expert, false}, Phase::optimizer, -1);
+    }
+  }
+
+  const ParallelismConfig& p_;
+  const WorkloadInputs& in_;
+  const GroupIndex& groups_;
+  const int rank_;
+  const RankCoord c_;
+  RankProgram prog_;
+  int overlapped_in_flight_ = 0;
+  std::vector<PassCollective> pending_sync_;
+};
 
 }  // namespace
 
 Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in) {
   Workload w;
-  const GroupIndex groups = make_groups(p, w);
-  const int n = p.tp * p.pp * p.dp;
-  w.ranks.resize(n);
-  for (int rank = 0; rank < n; ++rank) {
-    const RankCoord c = rank_coord(p, rank);
-    RankProgram& prog = w.ranks[rank];
-    prog.stage = c.stage;
-    const bool first = c.stage == 0, last = c.stage == p.pp - 1;
-    const int prev = first ? -1 : rank_of(p, {c.tp_rank, c.dp_rank, c.stage - 1});
-    const int next = last ? -1 : rank_of(p, {c.tp_rank, c.dp_rank, c.stage + 1});
-    const int tp_group = groups.tp_group_of_rank[rank];
-
-    for (const PipelineStep& step : one_f_one_b(c.stage, p.pp, in.micro_batches)) {
-      const int mb = step.micro_batch;
-      const Phase phase = step.forward ? Phase::forward : Phase::backward;
-      const StagePass& pass = step.forward ? in.forward[c.stage] : in.backward[c.stage];
-      const P2pChannel channel = step.forward ? P2pChannel::activations : P2pChannel::gradients;
-      const int from = step.forward ? prev : next;
-      const int to = step.forward ? next : prev;
-      if (from >= 0)
-        prog.tasks.push_back({.kind = TaskKind::recv, .phase = phase, .micro_batch = mb, .bytes = in.p2p_bytes,
-                              .peer = from, .channel = channel});
-      prog.tasks.push_back(
-          {.kind = TaskKind::compute, .phase = phase, .micro_batch = mb, .compute_s = pass.compute_s, .flops = pass.flops});
-      if (tp_group >= 0 && pass.tp_allreduces > 0)
-        prog.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = mb, .group = tp_group,
-                              .calls = pass.tp_allreduces, .bytes = in.tp_allreduce_bytes});
-      if (to >= 0)
-        prog.tasks.push_back({.kind = TaskKind::send, .phase = phase, .micro_batch = mb, .bytes = in.p2p_bytes,
-                              .peer = to, .channel = channel});
-    }
-    const int dp_group = groups.dp_group_of_rank[rank];
-    if (dp_group >= 0)
-      prog.tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = dp_group,
-                            .bytes = in.gradient_bytes[c.stage]});
-    prog.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::optimizer, .compute_s = in.optimizer_s[c.stage]});
-  }
+  const GroupIndex groups(p, w);
+  const int n = p.tp * p.cp * p.dp * p.pp;
+  w.ranks.reserve(n);
+  for (int rank = 0; rank < n; ++rank) w.ranks.push_back(ProgramBuilder(p, in, groups, rank).build());
   return w;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // Model x parallelism x schedule -> one program per GPU (DESIGN.md "WorkloadBuilder").
+// stage_costs.cpp prices one micro-batch pass of each model chunk; workload_builder.cpp lays the
+// passes out in the pipeline schedule's order with their transfers and collectives.
 #include <vector>
 
 #include "compute_model.hpp"
@@ -8,31 +10,49 @@
 
 namespace dtsim {
 
-// Megatron-LM's default rank order: tensor-parallel rank fastest, then data-parallel, then stage.
+// Megatron-LM's default rank order: tensor-parallel rank fastest, then context-parallel, then
+// data-parallel, then stage. Expert-parallel groups are runs of ep consecutive dp ranks.
 struct RankCoord {
   int tp_rank = 0;
   int dp_rank = 0;
   int stage = 0;
+  int cp_rank = 0;
 };
 RankCoord rank_coord(const ParallelismConfig& p, int rank);
 int rank_of(const ParallelismConfig& p, RankCoord c);
 
-// Cost of one micro-batch pass on one stage (all its layers, plus embedding or LM head).
+enum class GroupRole { tp, cp, ep, dp, expert_dp };
+const char* to_string(GroupRole g);
+
+// A collective one pass runs: `calls` of `bytes` each over the rank's group of that role.
+struct PassCollective {
+  GroupRole group = GroupRole::tp;
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  int calls = 1;
+  double bytes = 0;         // per call (nccl-tests' size: the whole buffer)
+  bool overlapped = false;  // issued before the pass's compute and waited for after it
+};
+
+// Cost of one micro-batch pass through one model chunk on one GPU.
 struct StagePass {
   double compute_s = 0;
   double flops = 0;
-  int tp_allreduces = 0;
+  std::vector<PassCollective> collectives;
 };
 
-// Everything the program assembly needs, per stage; tests can fill it by hand.
+// Everything the program assembly needs; tests can fill it by hand. Passes are indexed by
+// global model chunk (== stage without virtual stages); what is empty counts as zero.
 struct WorkloadInputs {
   int micro_batches = 1;
-  std::vector<StagePass> forward;   // [stage]
-  std::vector<StagePass> backward;  // [stage], recompute included
-  double tp_allreduce_bytes = 0;    // per call
-  double p2p_bytes = 0;             // activation (or its gradient) sent between stages, per rank
-  std::vector<double> gradient_bytes;  // [stage] data-parallel all-reduce payload per rank
-  std::vector<double> optimizer_s;     // [stage]
+  std::vector<StagePass> forward;          // [chunk]
+  std::vector<StagePass> backward;         // [chunk]: input and weight gradients, recompute included
+  std::vector<StagePass> backward_weight;  // [chunk]: the weight-gradient part of `backward` (compute only)
+  double p2p_bytes = 0;                    // activation (or its gradient) sent between chunks, per rank
+  std::vector<double> gradient_bytes;         // [stage] dense gradients each rank synchronises over dp
+  std::vector<double> expert_gradient_bytes;  // [stage] expert gradients, over the expert-dp group
+  std::vector<double> parameter_bytes;         // [stage] dense weights (ZeRO all-gathers them)
+  std::vector<double> expert_parameter_bytes;  // [stage]
+  std::vector<double> optimizer_s;            // [stage]
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
@@ -42,5 +62,8 @@ inline Workload build_workload(const Scenario& s, const ComputeModel& compute) {
 }
 
 double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute);
+
+// Number of gradient buckets a stage's dense gradients are reduced in when overlapping.
+int gradient_buckets(const ParallelismConfig& p, double gradient_bytes);
 
 }  // namespace dtsim

@@ -102,7 +102,7 @@ TEST(Cli, JsonAndTraceHoldTheReportedNumbers) {
     if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["tid"].get<int>());
     if (e["ph"] == "X") last_end_us = std::max(last_end_us, e["ts"].get<double>() + e["dur"].get<double>());
   }
-  EXPECT_EQ(tracks.size(), 64u);  // one track per GPU
+  EXPECT_EQ(tracks.size(), 128u);  // per GPU: its compute stream and its communication stream
   EXPECT_NEAR(last_end_us * 1e-6, iteration_s, 1e-5 * iteration_s);
   std::filesystem::remove_all(dir);
 }

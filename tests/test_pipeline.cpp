@@ -13,7 +13,7 @@ TEST(OneFOneB, StageRunsWarmupSteadyAndDrain) {
   const std::vector<PipelineStep> steps = one_f_one_b(1, 4, 6);
   std::string order;
   for (const PipelineStep& s : steps) {
-    order += s.forward ? 'F' : 'B';
+    order += s.is_forward() ? 'F' : 'B';
     order += std::to_string(s.micro_batch);
     order += ' ';
   }
@@ -23,8 +23,8 @@ TEST(OneFOneB, StageRunsWarmupSteadyAndDrain) {
 TEST(OneFOneB, LastStageAlternatesFromTheStart) {
   const std::vector<PipelineStep> steps = one_f_one_b(3, 4, 2);
   ASSERT_EQ(steps.size(), 4u);
-  EXPECT_TRUE(steps[0].forward);
-  EXPECT_FALSE(steps[1].forward);
+  EXPECT_TRUE(steps[0].is_forward());
+  EXPECT_FALSE(steps[1].is_forward());
 }
 
 TEST(OneFOneB, FewerMicroBatchesThanStagesStillRunsEveryPass) {

@@ -68,7 +68,7 @@ TEST(Scenario, Gpt3_175bOn1024A100) {
   EXPECT_EQ(s.training.micro_batch, 1);
   EXPECT_EQ(s.micro_batches_per_replica(), 192);
   EXPECT_EQ(s.training.precision, Precision::bf16);
-  EXPECT_EQ(s.training.recompute, Recompute::none);
+  EXPECT_EQ(s.training.recompute, Recompute::full);
   EXPECT_EQ(s.cluster.gpu, "a100-80gb-sxm");
   EXPECT_EQ(s.cluster.nodes, 128);
   EXPECT_EQ(s.cluster.topology_file, kSourceDir / "topologies" / "dgx-a100-hdr-fattree.yaml");

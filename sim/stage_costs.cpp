@@ -1,0 +1,172 @@
+// Prices one micro-batch pass of each model chunk: operator times from the compute model and the
+// collectives each pass needs (Megatron-LM's placement of TP, SP, CP, EP and ZeRO-3 traffic).
+#include <algorithm>
+#include <cmath>
+
+#include "stage_layout.hpp"
+#include "transformer_ops.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+
+double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute) {
+  double t = 0;
+  for (const Operator& op : ops) t += compute.time_s(op);
+  return t;
+}
+
+int gradient_buckets(const ParallelismConfig& p, double gradient_bytes) {
+  constexpr int kMaxBuckets = 64;  // beyond this, per-bucket latency dominates and nothing changes
+  const double bucket_bytes = p.bucket_mb * 1e6;
+  return std::clamp(int(std::ceil(gradient_bytes / bucket_bytes)), 1, kMaxBuckets);
+}
+
+namespace {
+
+void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, int times = 1) {
+  pass.compute_s += times * sum_time_s(ops, compute);
+  pass.flops += times * sum_flops(ops);
+}
+
+// Same-sized collectives of one kind on one group merge into one task with more calls.
+void add(StagePass& pass, GroupRole group, CollectiveKind kind, int calls, double bytes, bool overlapped) {
+  if (calls <= 0 || bytes <= 0) return;
+  for (PassCollective& c : pass.collectives)
+    if (c.group == group && c.kind == kind && c.bytes == bytes && c.overlapped == overlapped) {
+      c.calls += calls;
+      return;
+    }
+  pass.collectives.push_back({group, kind, calls, bytes, overlapped});
+}
+
+struct ChunkPasses {
+  StagePass forward, backward, backward_weight;
+};
+
+// Tensor parallelism: per layer 2 all-reduces of the activation in each direction (after the
+// attention projection and the MLP; their input gradients in backward), or with sequence
+// parallelism 2 all-gathers + 2 reduce-scatters of the same tensor. Full recompute redoes the
+// forward's.
+void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
+  if (s.parallelism.tp <= 1) return;
+  const bool overlap = s.parallelism.tp_comm_overlap;
+  const double bytes = tp_allreduce_bytes(r);
+  const int recompute = s.training.recompute == Recompute::full ? 1 : 0;
+  const int forward_calls = kTpAllReducesPerLayerForward * layers;
+  const int backward_calls = kTpAllReducesPerLayerBackward * layers + recompute * forward_calls;
+  if (r.sequence_parallel) {
+    for (CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
+      add(c.forward, GroupRole::tp, kind, forward_calls, bytes, overlap);
+      add(c.backward, GroupRole::tp, kind, backward_calls, bytes, overlap);
+    }
+  } else {
+    add(c.forward, GroupRole::tp, CollectiveKind::all_reduce, forward_calls, bytes, overlap);
+    add(c.backward, GroupRole::tp, CollectiveKind::all_reduce, backward_calls, bytes, overlap);
+  }
+}
+
+// Context parallelism: K and V of the whole sequence gathered per layer, their gradients
+// reduce-scattered; ring attention overlaps these transfers with the attention blocks.
+void add_context_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
+  if (s.parallelism.cp <= 1) return;
+  const double bytes = cp_kv_bytes(r);
+  const int recompute = s.training.recompute == Recompute::full ? layers : 0;
+  add(c.forward, GroupRole::cp, CollectiveKind::all_gather, layers, bytes, true);
+  add(c.backward, GroupRole::cp, CollectiveKind::all_gather, recompute, bytes, true);
+  add(c.backward, GroupRole::cp, CollectiveKind::reduce_scatter, layers, bytes, true);
+}
+
+// Expert parallelism: dispatch and combine all-to-alls per MoE layer in each direction.
+void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
+  if (!s.model.moe.enabled() || s.parallelism.ep <= 1) return;
+  const double bytes = ep_all_to_all_bytes(r);
+  const int recompute = s.training.recompute == Recompute::full ? 2 * layers : 0;
+  add(c.forward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers, bytes, false);
+  add(c.backward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers + recompute, bytes, false);
+}
+
+// ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched, so overlapped); the
+// backward also reduce-scatters its gradients.
+void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
+  if (s.parallelism.zero_stage < 3) return;
+  const StageParameters params = chunk_parameters_per_rank(s, chunk);
+  const double grad_bytes = gradient_element_bytes(s.training.precision);
+  const std::pair<GroupRole, double> parts[] = {{GroupRole::dp, params.dense}, {GroupRole::expert_dp, params.expert}};
+  for (const auto& [group, count] : parts) {
+    add(c.forward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, true);
+    add(c.backward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, true);
+    add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
+  }
+}
+
+ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const RankShape& r, int chunk) {
+  const int layers = layers_in_chunk(s, chunk);
+  const bool first = chunk == 0, last = chunk == model_chunks(s.parallelism) - 1;
+  ChunkPasses c;
+  add(c.forward, layer_forward_ops(r), compute, layers);
+  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, layers);
+  add(c.backward, layer_backward_ops(r), compute, layers);
+  add(c.backward_weight, layer_backward_weight_ops(r), compute, layers);
+  add_tensor_parallel(c, s, r, layers);
+  add_context_parallel(c, s, r, layers);
+  add_expert_parallel(c, s, r, layers);
+  add_zero3(c, s, r, chunk);
+  const bool tp_split = s.parallelism.tp > 1;
+  const double activation_bytes = tp_allreduce_bytes(r);
+  if (first) {
+    add(c.forward, embedding_forward_ops(r), compute);
+    add(c.backward, embedding_backward_ops(r), compute);
+    // The vocab-parallel embedding sums its partial lookups (reduce-scatters them with SP).
+    if (tp_split)
+      add(c.forward, GroupRole::tp, r.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1,
+          activation_bytes, false);
+  }
+  if (last) {
+    add(c.forward, logits_forward_ops(r), compute);
+    add(c.backward, logits_backward_ops(r), compute);
+    if (tp_split && r.sequence_parallel) {  // gather the sequence before the LM head, scatter its gradient
+      add(c.forward, GroupRole::tp, CollectiveKind::all_gather, 1, activation_bytes, false);
+      add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, 1, activation_bytes, false);
+    } else if (tp_split) {
+      add(c.backward, GroupRole::tp, CollectiveKind::all_reduce, 1, activation_bytes, false);  // LM head input grad
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
+  const ParallelismConfig& p = s.parallelism;
+  const RankShape r = rank_shape(s);
+  WorkloadInputs in;
+  in.micro_batches = s.micro_batches_per_replica();
+  // Megatron scatters the boundary activation across TP ranks before the stage-to-stage send
+  // (scatter_gather_tensors_in_pipeline, or SP's sharded sequence) and all-gathers it over
+  // NVLink after; the all-gather is not modelled.
+  in.p2p_bytes = r.tokens() * r.hidden * r.elem_bytes / p.tp;
+
+  for (int chunk = 0; chunk < model_chunks(p); ++chunk) {
+    const ChunkPasses c = chunk_passes(s, compute, r, chunk);
+    in.forward.push_back(c.forward);
+    in.backward.push_back(c.backward);
+    in.backward_weight.push_back(c.backward_weight);
+  }
+
+  const double grad_bytes = gradient_element_bytes(s.training.precision);
+  const double dense_shards = p.zero_stage >= 1 ? double(p.dp) * p.cp : 1.0;
+  const double expert_shards = p.zero_stage >= 1 ? double(p.dp / p.ep) * p.cp : 1.0;
+  for (int stage = 0; stage < p.pp; ++stage) {
+    const StageParameters params = stage_parameters_per_rank(s, stage);
+    in.gradient_bytes.push_back(params.dense * grad_bytes);
+    in.expert_gradient_bytes.push_back(params.expert * grad_bytes);
+    in.parameter_bytes.push_back(params.dense * r.elem_bytes);
+    in.expert_parameter_bytes.push_back(params.expert * r.elem_bytes);
+    const double updated = params.dense / dense_shards + params.expert / expert_shards;
+    const Operator adam{"adam", OperatorKind::optimizer, 0, updated * optimizer_bytes_per_parameter(s.training.precision)};
+    in.optimizer_s.push_back(compute.time_s(adam));
+  }
+  return in;
+}
+
+}  // namespace dtsim
