@@ -1,5 +1,6 @@
 // Closed-form pipeline timing over the per-chunk pass costs of workload_builder.hpp:
-//   pipeline = m * (busiest stage's work per micro-batch) + fill/drain of (p - 1) chunk passes
+//   pipeline = m * (busiest stage's work per micro-batch) + fill/drain: a chunk pass of every
+//              other stage
 //              + 2 (p v - 1) stage-to-stage transfers on the fill and drain path,
 //   tail     = gradient synchronisation not hidden behind the last backward + optimizer + ZeRO
 //              all-gather, taken on the stage that finishes last.
@@ -99,7 +100,9 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
     if (chunk / p.pp == 0) last_backward_s[stage] = b.total_s;  // local chunk 0 runs the last backward
   }
   const int busiest = int(std::max_element(stage_work_s.begin(), stage_work_s.end()) - stage_work_s.begin());
-  fill_s = (p.pp - 1) * *std::max_element(chunk_pair_s.begin(), chunk_pair_s.end());
+  // Fill and drain: one chunk pass pair of every stage but the busiest (p - 1 pairs when even).
+  for (int stage = 0; stage < p.pp; ++stage) fill_s += chunk_pair_s[stage];
+  fill_s -= chunk_pair_s[busiest];
   const double transfers_s = 2 * (p.pp * v - 1) * p2p_s(s, in.p2p_bytes) * (p.pp > 1);
   const double pipeline_s = m * stage_work_s[busiest] + fill_s + transfers_s;
 

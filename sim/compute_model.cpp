@@ -9,7 +9,7 @@ ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, Effici
 
 double ComputeModel::time_s(const Operator& op) const {
   const OperatorEfficiency& e = eff_[op.kind];
-  const double compute_s = op.flops > 0 ? op.flops / (peak_flops_ * e.compute) : 0.0;
+  const double compute_s = op.flops > 0 ? op.flops / (peak_flops_ * e.compute * op.tile_utilization) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_.hbm_bw_Bps * e.memory) : 0.0;
   return std::max(compute_s, memory_s);
 }

@@ -12,6 +12,9 @@ struct Operator {
   double flops = 0;  // matmul FLOPs only (elementwise work is memory-bound and not counted, as in
                      // the 72*B*s*l*h^2 convention)
   double bytes = 0;  // HBM bytes read + written
+  // Fraction of the tensor-core tiles' work that is useful when a dimension is not a multiple
+  // of the tile (tile quantization); scales the compute efficiency.
+  double tile_utilization = 1;
 };
 
 class ComputeModel {

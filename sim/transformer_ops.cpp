@@ -1,5 +1,7 @@
 #include "transformer_ops.hpp"
 
+#include <cmath>
+
 #include "device_spec.hpp"
 
 namespace dtsim {
@@ -13,9 +15,19 @@ Operator gemm(const char* name, double m, double k, double n, double e) {
 
 // Backward of a GEMM: dgrad and wgrad, each as large as the forward.
 Operator gemm_backward(const char* name, const Operator& fwd) {
-  return {name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes};
+  return {name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes, fwd.tile_utilization};
 }
-Operator gemm_half_backward(const char* name, const Operator& fwd) { return {name, fwd.kind, fwd.flops, fwd.bytes}; }
+Operator gemm_half_backward(const char* name, const Operator& fwd) {
+  return {name, fwd.kind, fwd.flops, fwd.bytes, fwd.tile_utilization};
+}
+
+// Attention's batched GEMMs have head_dim as their inner (QK^T) or output (PV) dimension.
+// Tensor-core kernels work in tiles of 64 along it, so a head_dim of 96 runs as 128:
+// utilization head_dim / (64 * ceil(head_dim / 64)) (NVIDIA's "tile quantization").
+double head_dim_tile_utilization(double head_dim) {
+  constexpr double kTile = 64;
+  return head_dim / (kTile * std::ceil(head_dim / kTile));
+}
 
 Operator elementwise(const char* name, double bytes) { return {name, OperatorKind::elementwise, 0, bytes}; }
 
@@ -27,11 +39,11 @@ std::vector<Operator> core_attention_forward(const RankShape& r) {
   const double scores = batched * q * k;                // elements of the attention matrix
   return {
       {"attention_scores", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
-       batched * ((q + k) * r.head_dim + q * k) * e},
+       batched * ((q + k) * r.head_dim + q * k) * e, head_dim_tile_utilization(r.head_dim)},
       elementwise("softmax", 2 * scores * e),             // fused scale-mask-softmax: read + write
       elementwise("attention_dropout", scores * (2 * e + 1)),  // read, write, 1-byte mask
       {"attention_values", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
-       batched * (q * k + (q + k) * r.head_dim) * e},
+       batched * (q * k + (q + k) * r.head_dim) * e, head_dim_tile_utilization(r.head_dim)},
   };
 }
 

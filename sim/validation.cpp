@@ -4,8 +4,10 @@
 
 #include <cmath>
 
+#include "analytic_model.hpp"
 #include "collective_sweep.hpp"
 #include "device_spec.hpp"
+#include "memory_model.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "yaml_fields.hpp"
@@ -42,6 +44,21 @@ Recompute recompute_from(const std::string& r) {
   if (r == "full") return Recompute::full;
   if (r == "selective") return Recompute::selective;
   return Recompute::none;
+}
+
+// Where a source does not publish the micro-batch, its authors tuned it (SC21 Sec. 5 reports
+// the best configuration found): take the size, among 1, 2, 4, 8, that fits in memory and that
+// the analytic model predicts fastest.
+int fastest_fitting_micro_batch(Scenario s) {
+  int best = kDefaultMicroBatchWhenUnpublished;
+  double best_s = 0;
+  for (int mb : {1, 2, 4, 8}) {
+    s.training.micro_batch = mb;
+    if (s.training.global_batch % (s.parallelism.dp * mb) != 0 || !peak_memory_per_gpu(s).fits()) continue;
+    const double t = estimate_iteration(s).iteration_s;
+    if (best_s == 0 || t < best_s) best = mb, best_s = t;
+  }
+  return best;
 }
 
 PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::string& path,
@@ -81,7 +98,6 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
   s.parallelism.virtual_stages = f.positive_int_or(par, pp_, "virtual_stages", 1);
   if (s.parallelism.virtual_stages > 1) s.parallelism.schedule = PipelineScheduleKind::interleaved_1f1b;
   s.parallelism.sequence_parallel = f.boolean_or(par, pp_, "sequence_parallel", false);
-  if (!f.has(training, "micro_batch")) missing.push_back(fmt::format("micro-batch unpublished, {} assumed", s.training.micro_batch));
   for (const auto& x : missing) out.not_modelled += (out.not_modelled.empty() ? "" : "; ") + x;
 
   s.cluster.topology_file = default_topology_for(s.cluster.gpu, topologies_dir);
@@ -102,6 +118,10 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
     f.choice(measured, mep, "flop_convention", {"sc21"});
   }
   check_scenario_consistency(s);
+  if (!f.has(training, "micro_batch")) {
+    s.training.micro_batch = fastest_fitting_micro_batch(s);
+    out.not_modelled = fmt::format("micro-batch unpublished: {} (fastest that fits)", s.training.micro_batch);
+  }
   return out;
 }
 

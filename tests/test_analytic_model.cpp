@@ -1,1 +1,138 @@
+// ZeRO stages' communication volumes and the analytic model's agreement with the simulation.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "analytic_model.hpp"
+#include "device_spec.hpp"
+#include "simulation.hpp"
+#include "stage_layout.hpp"
+#include "test_support.hpp"
+#include "topology_spec.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+namespace {
+
+// GPT-style model small enough to simulate in well under a second on 8 H100 of one node.
+Scenario small_gpt(int tp, int pp, int dp) {
+  Scenario s;
+  s.name = "small-gpt";
+  s.model = {"small", 8, 1024, 16, 16, 4096, 1024, 32000, MlpKind::gelu, {}};
+  s.training.global_batch = 32;
+  s.training.micro_batch = 2;
+  s.parallelism.tp = tp;
+  s.parallelism.pp = pp;
+  s.parallelism.dp = dp;
+  s.cluster.gpu = "h100-sxm";
+  s.cluster.nodes = 1;
+  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  return s;
+}
+
+// Bytes each data-parallel collective kind carries for rank 0 over one iteration (calls x size).
+std::map<CollectiveKind, double> data_parallel_bytes(const Scenario& s) {
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  std::map<CollectiveKind, double> bytes;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") bytes[t.collective] += t.calls * t.bytes;
+  return bytes;
+}
+
+// Parameters per GPU (tp = pp = 1): 12 h^2 per layer, the token embedding V h and the learnt
+// positions s h (norms and biases are left out, as in stage_layout.cpp).
+double small_gpt_parameters() { return 8 * 12.0 * 1024 * 1024 + 32000.0 * 1024 + 1024.0 * 1024; }
+
+TEST(ZeroVolume, StageZeroAllReducesFp32Gradients) {
+  const Scenario s = small_gpt(1, 1, 8);
+  const auto bytes = data_parallel_bytes(s);
+  const double psi = small_gpt_parameters();
+  EXPECT_DOUBLE_EQ(stage_parameters_per_rank(s, 0).total(), psi);
+  ASSERT_EQ(bytes.size(), 1u);
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_reduce), 4 * psi);  // Megatron reduces bf16 grads in fp32
+}
+
+// ZeRO-1 and 2 (Megatron's distributed optimizer): reduce-scatter the 4-byte gradients and
+// all-gather the updated 2-byte weights, (n-1)/n (4 + 2) psi of ring traffic per GPU instead of
+// the all-reduce's 2 (n-1)/n 4 psi.
+TEST(ZeroVolume, StagesOneAndTwoReduceScatterGradientsAndAllGatherWeights) {
+  for (int stage : {1, 2}) {
+    Scenario s = small_gpt(1, 1, 8);
+    s.parallelism.zero_stage = stage;
+    const auto bytes = data_parallel_bytes(s);
+    const double psi = small_gpt_parameters();
+    ASSERT_EQ(bytes.size(), 2u);
+    EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), 4 * psi);
+    EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), 2 * psi);
+  }
+}
+
+// ZeRO-3: every micro-batch all-gathers the weights for its forward and again for its backward,
+// and reduce-scatters its gradients: m (2 + 2 + 4) psi, m = 32 / (8 x 2) = 2 micro-batches.
+TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 3;
+  const auto bytes = data_parallel_bytes(s);
+  const double psi = small_gpt_parameters(), m = 2;
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), m * (2 + 2) * psi);
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), m * 4 * psi);
+  EXPECT_EQ(bytes.count(CollectiveKind::all_reduce), 0u);
+}
+
+// Gradient buckets: with overlap_grad_reduce the gradients go out in ceil(4 psi / bucket)
+// reduce-scatters or all-reduces of equal size, together the same bytes.
+TEST(ZeroVolume, BucketsSplitTheGradientsWithoutChangingTheirSum) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.overlap_grad_reduce = true;
+  s.parallelism.bucket_mb = 100;
+  const double psi = small_gpt_parameters();
+  EXPECT_EQ(gradient_buckets(s.parallelism, 4 * psi), int(std::ceil(4 * psi / 100e6)));
+  EXPECT_DOUBLE_EQ(data_parallel_bytes(s).at(CollectiveKind::all_reduce), 4 * psi);
+}
+
+// The planner ranks by the analytic model; on one node (no contention between flows) it must
+// agree with the SimGrid model within 2% for every schedule and parallelism it prices.
+struct Layout {
+  const char* name;
+  int tp, pp, dp;
+  PipelineScheduleKind schedule;
+  int virtual_stages;
+  int zero_stage;
+  bool sequence_parallel, overlap_grad_reduce;
+  Recompute recompute;
+};
+
+class AnalyticAgreement : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(AnalyticAgreement, WithinTwoPercentOfTheSimulation) {
+  const Layout& l = GetParam();
+  Scenario s = small_gpt(l.tp, l.pp, l.dp);
+  s.parallelism.schedule = l.schedule;
+  s.parallelism.virtual_stages = l.virtual_stages;
+  s.parallelism.zero_stage = l.zero_stage;
+  s.parallelism.sequence_parallel = l.sequence_parallel;
+  s.parallelism.overlap_grad_reduce = l.overlap_grad_reduce;
+  s.training.recompute = l.recompute;
+  const double simulated = simulate(s).engine.iteration_s;
+  const double analytic = estimate_iteration(s).iteration_s;
+  EXPECT_NEAR(analytic, simulated, 0.02 * simulated) << l.name;
+}
+
+using K = PipelineScheduleKind;
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, AnalyticAgreement,
+    ::testing::Values(Layout{"dp8", 1, 1, 8, K::one_f_one_b, 1, 0, false, false, Recompute::none},
+                      Layout{"dp8_overlap", 1, 1, 8, K::one_f_one_b, 1, 0, false, true, Recompute::none},
+                      Layout{"dp8_zero1", 1, 1, 8, K::one_f_one_b, 1, 1, false, true, Recompute::none},
+                      Layout{"dp8_zero3", 1, 1, 8, K::one_f_one_b, 1, 3, false, false, Recompute::none},
+                      Layout{"tp4_sp_dp2", 4, 1, 2, K::one_f_one_b, 1, 0, true, false, Recompute::selective},
+                      Layout{"tp2_pp2_dp2", 2, 2, 2, K::one_f_one_b, 1, 0, false, false, Recompute::full},
+                      Layout{"pp4_gpipe", 1, 4, 2, K::gpipe, 1, 0, false, false, Recompute::none},
+                      Layout{"pp4_interleaved", 1, 4, 2, K::interleaved_1f1b, 2, 0, false, false, Recompute::none},
+                      Layout{"pp4_zero_bubble", 1, 4, 2, K::zero_bubble, 1, 0, false, false, Recompute::none}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace dtsim

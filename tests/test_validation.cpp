@@ -21,9 +21,10 @@ TEST(Validation, PublishedRunsArePredictedWithinBounds) {
   if (!std::filesystem::exists(runs)) GTEST_SKIP() << "no " << runs;
   const ValidationSummary s = validate_published_runs(runs, test::source_dir() / "topologies");
   ASSERT_GE(s.rows.size(), 9u);
-  // Bounds on the measured runs, not on a past output: every run within 15%, mean within 6%.
-  for (const ValidationRow& row : s.rows) EXPECT_LT(row.relative_error, 0.15) << row.id;
-  EXPECT_LT(s.mean_absolute_percentage_error, 6.0);
+  // Bounds on the measured runs, not on a past output (issue 4): every run within 12%, mean
+  // absolute percentage error at most 5%.
+  for (const ValidationRow& row : s.rows) EXPECT_LE(row.relative_error, 0.12) << row.id;
+  EXPECT_LE(s.mean_absolute_percentage_error, 5.0);
 }
 
 TEST(Validation, PublishedNcclTestsBusBandwidthWithinTenPercentFromSixtyFourMegabytes) {
