@@ -111,7 +111,7 @@ PlanOptions& add_plan_options(CLI::App& command) {
   command.add_option("--global-batch", o.global_batch, "sequences per iteration (default 1536)");
   command.add_option("--precision", o.precision, "bf16 | fp16 | fp8 | fp32 (default bf16)");
   command.add_option("--top", o.top, "rows printed (default 10)");
-  command.add_option("--finalists", o.finalists, "best analytic layouts re-ranked by simulation (default 3; 0: none)");
+  command.add_option("--finalists", o.finalists, "best analytic layouts re-ranked by simulation (default 2, simulated two at a time; 0: none)");
   command.add_option("--json", o.json_file, "also write every ranked layout as JSON to this file");
   return o;
 }

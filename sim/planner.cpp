@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <map>
 #include <tuple>
 
@@ -230,13 +231,18 @@ PlanResult plan_layouts(const PlanRequest& request) {
 
   const auto simulation_start = std::chrono::steady_clock::now();
   const size_t finalists = std::min(result.rows.size(), size_t(request.finalists));
+  std::vector<Scenario> finalist_scenarios;
+  for (size_t i = 0; i < finalists; ++i) finalist_scenarios.push_back(result.scenario_of(result.rows[i]));
+  // One simulation per core at a time: each runs in its own forked process.
+  const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  const std::vector<SimulationOutcome> outcomes = simulate_many(finalist_scenarios, cores);
   for (size_t i = 0; i < finalists; ++i) {
     PlanRow& row = result.rows[i];
-    try {
-      row.simulated_s = simulate(result.scenario_of(row)).engine.iteration_s;
+    if (outcomes[i].result) {
+      row.simulated_s = outcomes[i].result->engine.iteration_s;
       ++result.simulated;
-    } catch (const std::exception& e) {
-      row.simulation_error = e.what();
+    } else {
+      row.simulation_error = outcomes[i].error;
     }
   }
   std::stable_sort(result.rows.begin(), result.rows.begin() + long(finalists), simulated_before);

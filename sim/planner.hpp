@@ -49,7 +49,7 @@ struct PlanRequest {
   std::filesystem::path topology_file;   // loaded once for the whole search
   int global_batch = 1536;               // sequences per iteration
   Precision precision = Precision::bf16;
-  int finalists = 3;                     // best analytic layouts re-ranked by simulate(); 0 = none
+  int finalists = 2;                     // best analytic layouts re-ranked by simulate(); 0 = none
   PlanSearchSpace space;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -91,44 +92,79 @@ std::vector<uint8_t> read_all(int fd) {
   return bytes;
 }
 
-// Runs `body` in a forked child and returns what it returned (or rethrows what it threw).
-SimulationResult run_in_child(const std::string& what, const std::function<SimulationResult()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
-  // The child inherits unflushed stdio buffers; SimGrid flushes them, which would print twice.
-  std::cout.flush();
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("simulate: fork() failed");
-  if (child == 0) {
-    close(fds[0]);
-    json reply;
-    try {
-      reply = {{"ok", to_json(body())}};
-    } catch (const InputError& e) {
-      const InputErrorInfo& i = e.info();
-      reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
-    } catch (const std::exception& e) {
-      reply = {{"error", e.what()}};
+// A forked child computing one SimulationResult; finish() collects it.
+class ChildSimulation {
+ public:
+  ChildSimulation(std::string what, const std::function<SimulationResult()>& body) : what_(std::move(what)) {
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
+    // The child inherits unflushed stdio buffers; SimGrid flushes them, which would print twice.
+    std::cout.flush();
+    std::fflush(nullptr);
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("simulate: fork() failed");
+    if (pid_ == 0) {
+      close(fds[0]);
+      json reply;
+      try {
+        reply = {{"ok", to_json(body())}};
+      } catch (const InputError& e) {
+        const InputErrorInfo& i = e.info();
+        reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
+      } catch (const std::exception& e) {
+        reply = {{"error", e.what()}};
+      }
+      write_all(fds[1], json::to_msgpack(reply));
+      close(fds[1]);
+      _exit(0);  // skip SimGrid's and the parent's static destructors
     }
-    write_all(fds[1], json::to_msgpack(reply));
     close(fds[1]);
-    _exit(0);  // skip SimGrid's and the parent's static destructors
+    fd_ = fds[0];
   }
-  close(fds[1]);
-  const std::vector<uint8_t> bytes = read_all(fds[0]);
-  close(fds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
-    throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what, status));
-  const json reply = json::from_msgpack(bytes);
-  if (reply.contains("input_error")) {
-    const json& i = reply["input_error"];
-    throw InputError({i[0], i[1], i[2], i[3], i[4]});
+
+  // Returns what the child's body returned, or rethrows what it threw.
+  SimulationResult finish() {
+    const std::vector<uint8_t> bytes = read_all(fd_);
+    close(fd_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
+      throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what_, status));
+    const json reply = json::from_msgpack(bytes);
+    if (reply.contains("input_error")) {
+      const json& i = reply["input_error"];
+      throw InputError({i[0], i[1], i[2], i[3], i[4]});
+    }
+    if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
+    return from_json(reply["ok"]);
   }
-  if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
-  return from_json(reply["ok"]);
+
+ private:
+  std::string what_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+SimulationResult run_in_child(const std::string& what, const std::function<SimulationResult()>& body) {
+  return ChildSimulation(what, body).finish();
+}
+
+std::string efficiency_source(const Scenario& s) {
+  return s.calibration_file ? s.calibration_file->string() : "datasheet defaults (sim/efficiency_defaults.cpp)";
+}
+
+ComputeModel compute_model_of(const Scenario& s) {
+  EfficiencyTable eff = default_efficiencies();
+  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
+  return ComputeModel(*find_device(s.cluster.gpu), s.training.precision, eff);
+}
+
+std::function<SimulationResult()> simulation_body(const Scenario& s, const ComputeModel& compute,
+                                                  const SimulationOptions& options) {
+  return [&s, compute, options] {
+    const Workload workload = build_workload(s, compute);
+    return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
+  };
 }
 
 }  // namespace
@@ -142,19 +178,35 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
 }
 
 SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
-  EfficiencyTable eff = default_efficiencies();
-  std::string source = "datasheet defaults (sim/efficiency_defaults.cpp)";
-  if (s.calibration_file) {
-    eff = load_calibration(*s.calibration_file, eff).efficiencies;
-    source = s.calibration_file->string();
-  }
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, eff);
-  SimulationResult result = run_in_child(s.name, [&] {
-    const Workload workload = build_workload(s, compute);
-    return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
-  });
-  result.efficiency_source = source;
+  const ComputeModel compute = compute_model_of(s);
+  SimulationResult result = run_in_child(s.name, simulation_body(s, compute, options));
+  result.efficiency_source = efficiency_source(s);
   return result;
+}
+
+std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel) {
+  std::vector<SimulationOutcome> outcomes(scenarios.size());
+  for (size_t first = 0; first < scenarios.size(); first += size_t(std::max(1, parallel))) {
+    const size_t last = std::min(scenarios.size(), first + size_t(std::max(1, parallel)));
+    std::vector<std::pair<size_t, ChildSimulation>> running;
+    for (size_t i = first; i < last; ++i) {
+      try {
+        const ComputeModel compute = compute_model_of(scenarios[i]);
+        running.emplace_back(i, ChildSimulation(scenarios[i].name, simulation_body(scenarios[i], compute, {})));
+      } catch (const std::exception& e) {
+        outcomes[i].error = e.what();
+      }
+    }
+    for (auto& [i, child] : running) {
+      try {
+        outcomes[i].result = child.finish();
+        outcomes[i].result->efficiency_source = efficiency_source(scenarios[i]);
+      } catch (const std::exception& e) {
+        outcomes[i].error = e.what();
+      }
+    }
+  }
+  return outcomes;
 }
 
 }  // namespace dtsim

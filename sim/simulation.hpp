@@ -3,6 +3,7 @@
 // one inherits the first one's clock), so every simulation runs in a forked child process that
 // sends its result back over a pipe; callers may simulate as many scenarios as they like.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct SimulationResult {
 // Throws InputError for bad input (e.g. a bad calibration file), std::runtime_error if the
 // simulation itself failed.
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
+
+// Several scenarios, up to `parallel` child processes at a time (one per core is the useful
+// maximum). Each result is a value or the message of the error its simulation raised.
+struct SimulationOutcome {
+  std::optional<SimulationResult> result;
+  std::string error;
+};
+std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel);
 
 // Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,
 // every GPU host at `gpu_speed_flops`, with `events` applied.

@@ -82,9 +82,8 @@ class ProgramBuilder {
   ProgramBuilder(const ParallelismConfig& p, const WorkloadInputs& in, const GroupIndex& groups, int rank)
       : p_(p), in_(in), groups_(groups), rank_(rank), c_(rank_coord(p, rank)) {}
 
-  RankProgram build() {
+  RankProgram build(const std::vector<PipelineStep>& steps) {
     prog_.stage = c_.stage;
-    const std::vector<PipelineStep> steps = pipeline_steps(p_, c_.stage, in_.micro_batches);
     for (size_t i = 0; i < steps.size(); ++i) add_step(steps[i], i + 1 == steps.size());
     if (steps.empty()) add_gradient_sync_after({}, Phase::backward, -1);
     add_optimizer();
@@ -216,7 +215,10 @@ Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in)
   const GroupIndex groups(p, w);
   const int n = p.tp * p.cp * p.dp * p.pp;
   w.ranks.reserve(n);
-  for (int rank = 0; rank < n; ++rank) w.ranks.push_back(ProgramBuilder(p, in, groups, rank).build());
+  std::vector<std::vector<PipelineStep>> steps_of_stage(p.pp);  // the same for every rank of a stage
+  for (int stage = 0; stage < p.pp; ++stage) steps_of_stage[stage] = pipeline_steps(p, stage, in.micro_batches);
+  for (int rank = 0; rank < n; ++rank)
+    w.ranks.push_back(ProgramBuilder(p, in, groups, rank).build(steps_of_stage[rank_coord(p, rank).stage]));
   return w;
 }
 
