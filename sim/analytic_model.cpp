@@ -9,9 +9,8 @@
 
 #include <algorithm>
 
-#include "calibration.hpp"
 #include "collective_model.hpp"
-#include "device_spec.hpp"
+#include "simulation.hpp"
 #include "stage_layout.hpp"
 #include "workload_builder.hpp"
 
@@ -141,11 +140,6 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   return e;
 }
 
-AnalyticEstimate estimate_iteration(const Scenario& s) {
-  EfficiencyTable eff = default_efficiencies();
-  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, eff);
-  return estimate_iteration(s, compute);
-}
+AnalyticEstimate estimate_iteration(const Scenario& s) { return estimate_iteration(s, compute_model_of(s)); }
 
 }  // namespace dtsim

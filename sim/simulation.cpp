@@ -153,12 +153,6 @@ std::string efficiency_source(const Scenario& s) {
   return s.calibration_file ? s.calibration_file->string() : "datasheet defaults (sim/efficiency_defaults.cpp)";
 }
 
-ComputeModel compute_model_of(const Scenario& s) {
-  EfficiencyTable eff = default_efficiencies();
-  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
-  return ComputeModel(*find_device(s.cluster.gpu), s.training.precision, eff);
-}
-
 std::function<SimulationResult()> simulation_body(const Scenario& s, const ComputeModel& compute,
                                                   const SimulationOptions& options) {
   return [&s, compute, options] {
@@ -175,6 +169,12 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
   return run_in_child(topology.name, [&] {
     return run_simgrid(topology, nodes, gpu_speed_flops, workload, events, options);
   });
+}
+
+ComputeModel compute_model_of(const Scenario& s) {
+  EfficiencyTable eff = default_efficiencies();
+  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
+  return ComputeModel(*find_device(s.cluster.gpu), s.training.precision, eff);
 }
 
 SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {

@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "compute_model.hpp"
 #include "engine.hpp"
 #include "scenario.hpp"
 
 namespace dtsim {
+
+// The scenario's compute model: datasheet-default efficiencies, or its calibration file's.
+ComputeModel compute_model_of(const Scenario& s);
 
 struct SimulationOptions {
   bool record_trace = false;
