@@ -1,7 +1,7 @@
 // Closed-form pipeline timing over the per-chunk pass costs of workload_builder.hpp:
-//   pipeline = m * (busiest stage's work per micro-batch) + fill/drain: a chunk pass of every
-//              other stage
-//              + 2 (p v - 1) stage-to-stage transfers on the fill and drain path,
+//   pipeline = m * (busiest stage's work per micro-batch) + fill/drain: a chunk pass pair of
+//              every other stage; a pass's work includes receiving its input (exposed: the
+//              transfer starts when the receiver posts its receive),
 //   tail     = gradient synchronisation not hidden behind the last backward + optimizer + ZeRO
 //              all-gather, taken on the stage that finishes last.
 // Pass = max(compute + blocking collectives, overlapped collectives), as the engine runs them.
@@ -80,15 +80,20 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   const NodeSpec& node = s.cluster.topology.node;
   const WorkloadInputs in = workload_inputs(s, compute);
   const GroupShapes groups(s);
-  const int m = in.micro_batches, v = p.virtual_stages, chunks = model_chunks(p);
+  const int m = in.micro_batches, chunks = model_chunks(p);
+  const double transfer_s = p2p_s(s, in.p2p_bytes);
 
   // Per micro-batch work of each stage, and its largest single chunk pass pair.
   std::vector<double> stage_work_s(p.pp, 0), stage_compute_s(p.pp, 0), chunk_pair_s(p.pp, 0), last_backward_s(p.pp, 0);
   double fill_s = 0;  // the fill and drain path's extra passes
   for (int chunk = 0; chunk < chunks; ++chunk) {
     const int stage = stage_of_chunk(p, chunk);
-    const PassTime f = pass_time(in.forward[chunk], groups, node);
+    PassTime f = pass_time(in.forward[chunk], groups, node);
     PassTime b = pass_time(in.backward[chunk], groups, node);
+    // Every pass but the first forward and the last backward receives its input first; the
+    // transfer starts when the receiver posts it (Megatron's batched send/recv), so it is exposed.
+    if (chunk > 0) f.total_s += transfer_s;
+    if (chunk + 1 < chunks) b.total_s += transfer_s;
     const double w = in.backward_weight[chunk].compute_s;
     stage_work_s[stage] += f.total_s + b.total_s;
     stage_compute_s[stage] += f.compute_s + b.compute_s;
@@ -102,8 +107,7 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   // Fill and drain: one chunk pass pair of every stage but the busiest (p - 1 pairs when even).
   for (int stage = 0; stage < p.pp; ++stage) fill_s += chunk_pair_s[stage];
   fill_s -= chunk_pair_s[busiest];
-  const double transfers_s = 2 * (p.pp * v - 1) * p2p_s(s, in.p2p_bytes) * (p.pp > 1);
-  const double pipeline_s = m * stage_work_s[busiest] + fill_s + transfers_s;
+  const double pipeline_s = m * stage_work_s[busiest] + fill_s;
 
   // Tail after each stage's last backward; stage s finishes its backward s chunk passes before stage 0.
   AnalyticEstimate e;
@@ -136,7 +140,7 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   e.iteration_s = end_s;
   e.compute_s = m * stage_compute_s[busiest] + in.optimizer_s[busiest];
   e.bubble_s = fill_s;
-  e.exposed_communication_s += m * (stage_work_s[busiest] - stage_compute_s[busiest]) + transfers_s;
+  e.exposed_communication_s += m * (stage_work_s[busiest] - stage_compute_s[busiest]);
   return e;
 }
 

@@ -223,7 +223,7 @@ class RankActor {
   // Time spent here is communication the compute did not hide.
   void wait_overlapped(const Task& task) {
     const double start = sg4::Engine::get_clock();
-    for (; stream_waited_ < stream_issued_; ++stream_waited_) stream_done_->acquire();
+    for (; stream_waited_ < std::min(task.overlapped_done, stream_issued_); ++stream_waited_) stream_done_->acquire();
     const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].communication_s += end - start;
     record(SpanKind::collective, task, start, end);

@@ -5,7 +5,8 @@
 
 namespace dtsim {
 
-// wait_overlapped: block until every overlapped collective this rank issued so far is done.
+// wait_overlapped: block until the first `overlapped_done` overlapped collectives this rank
+// issued are done (they complete in issue order).
 enum class TaskKind { compute, collective, send, recv, wait_overlapped };
 enum class Phase { forward, backward, gradient_sync, optimizer };
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
@@ -41,6 +42,11 @@ struct Task {
   // Issued on the rank's communication stream and run alongside the tasks after it, in issue
   // order (like NCCL kernels on a separate CUDA stream), until a wait_overlapped task.
   bool overlapped = false;
+
+  // wait_overlapped: how many of the rank's overlapped collectives, counted from the start of
+  // the iteration, must have completed. A pass waits for its own collectives but not for the
+  // gradient buckets issued after them, which only the optimizer waits for.
+  int overlapped_done = 0;
 
   // send / recv
   int peer = -1;  // global rank of the other side

@@ -102,13 +102,16 @@ class ProgramBuilder {
     if (group < 0 || c.bytes <= 0 || c.calls <= 0) return;
     prog_.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = micro_batch, .group = group,
                            .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .overlapped = c.overlapped});
-    if (c.overlapped) ++overlapped_in_flight_;
+    if (c.overlapped) ++overlapped_issued_;
   }
 
-  void wait_overlapped(Phase phase, int micro_batch) {
-    if (overlapped_in_flight_ == 0) return;
-    prog_.tasks.push_back({.kind = TaskKind::wait_overlapped, .phase = phase, .micro_batch = micro_batch});
-    overlapped_in_flight_ = 0;
+  // Waits for the first `upto` overlapped collectives issued (all of them by default).
+  void wait_overlapped(Phase phase, int micro_batch, int upto = -1) {
+    if (upto < 0) upto = overlapped_issued_;
+    if (upto <= overlapped_waited_) return;
+    prog_.tasks.push_back({.kind = TaskKind::wait_overlapped, .phase = phase, .micro_batch = micro_batch,
+                           .overlapped_done = upto});
+    overlapped_waited_ = upto;
   }
 
   // Pass = [recv] [overlapped collectives] compute [blocking collectives] [wait] [send]; the
@@ -129,6 +132,7 @@ class ProgramBuilder {
                              .peer = owner_of_chunk(from_chunk), .channel = channel});
     for (const PassCollective& c : pass.collectives)
       if (c.overlapped) collective(c, phase, mb);
+    const int pass_overlapped = overlapped_issued_;  // gradient buckets issued below are not waited for here
     if (last_step)
       add_gradient_sync_after(pass, phase, mb);
     else
@@ -136,7 +140,7 @@ class ProgramBuilder {
                              .flops = pass.flops});
     for (const PassCollective& c : pass.collectives)
       if (!c.overlapped) collective(c, phase, mb);
-    wait_overlapped(phase, mb);
+    wait_overlapped(phase, mb, pass_overlapped);
     if (to_chunk >= 0 && to_chunk < chunks)
       prog_.tasks.push_back({.kind = TaskKind::send, .phase = phase, .micro_batch = mb, .bytes = in_.p2p_bytes,
                              .peer = owner_of_chunk(to_chunk), .channel = channel});
@@ -204,7 +208,7 @@ class ProgramBuilder {
   const int rank_;
   const RankCoord c_;
   RankProgram prog_;
-  int overlapped_in_flight_ = 0;
+  int overlapped_issued_ = 0, overlapped_waited_ = 0;
   std::vector<PassCollective> pending_sync_;
 };
 
