@@ -53,6 +53,7 @@ PlanRequest request_from(const PlanOptions& o) {
   r.global_batch = integer_flag("--global-batch", o.global_batch, 1);
   r.precision = precision_flag(o.precision);
   r.finalists = integer_flag("--finalists", o.finalists, 0);
+  r.extrapolate_micro_batches = !o.full_simulation;
   return r;
 }
 
@@ -72,6 +73,7 @@ void print_plan(std::ostream& out, const PlanResult& r, int top) {
                      r.estimated, r.simulated);
   out << fmt::format("wall time    search {:.3f} s (enumerate, check, memory, analytic, sort), simulations {:.2f} s\n",
                      r.search_wall_s, r.simulation_wall_s);
+  if (r.simulated > 0) out << fmt::format("simulation   {}\n", r.simulation_method);
   if (r.rows.empty()) {
     out << "no layout fits\n";
     return;
@@ -112,6 +114,8 @@ PlanOptions& add_plan_options(CLI::App& command) {
   command.add_option("--precision", o.precision, "bf16 | fp16 | fp8 | fp32 (default bf16)");
   command.add_option("--top", o.top, "rows printed (default 10)");
   command.add_option("--finalists", o.finalists, "best analytic layouts re-ranked by simulation (default 2, simulated two at a time; 0: none)");
+  command.add_flag("--full-simulation", o.full_simulation,
+                   "simulate every micro-batch of the finalists (default: pp and 2 pp micro-batches, extrapolated)");
   command.add_option("--json", o.json_file, "also write every ranked layout as JSON to this file");
   return o;
 }

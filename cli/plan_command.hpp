@@ -16,8 +16,9 @@ struct PlanOptions {
   std::string global_batch = "1536";
   std::string precision = "bf16";
   std::string top = "10";
-  std::string finalists = "3";
+  std::string finalists = "2";
   std::string json_file;
+  bool full_simulation = false;     // --full-simulation: no micro-batch extrapolation
 };
 
 // Returns the options object the parsed flags are written into (owned by the command).

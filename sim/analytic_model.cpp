@@ -63,12 +63,13 @@ PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeS
   return {std::max(pass.compute_s + blocking, overlapped), pass.compute_s};
 }
 
-// One stage-to-stage transfer: NVLink when both stages share a node, else one NIC.
-double p2p_s(const Scenario& s, double bytes) {
+// One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.
+double p2p_s(const Scenario& s, double bytes, int from_stage, int to_stage) {
   if (s.parallelism.pp < 2 || bytes <= 0) return 0;
   const NodeSpec& node = s.cluster.topology.node;
-  const ParallelismConfig& p = s.parallelism;
-  const bool same_node = p.tp * p.cp * p.dp < node.gpus;
+  const int from_rank = rank_of(s.parallelism, {0, 0, from_stage, 0});
+  const int to_rank = rank_of(s.parallelism, {0, 0, to_stage, 0});
+  const bool same_node = from_rank / node.gpus == to_rank / node.gpus;
   return same_node ? 2 * node.nvlink_latency_s + bytes / node.nvlink_bw_Bps
                    : 2 * (node.nvlink_latency_s + node.nic_latency_s) + bytes / node.nic_bw_Bps;
 }
@@ -81,7 +82,6 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   const WorkloadInputs in = workload_inputs(s, compute);
   const GroupShapes groups(s);
   const int m = in.micro_batches, chunks = model_chunks(p);
-  const double transfer_s = p2p_s(s, in.p2p_bytes);
 
   // Per micro-batch work of each stage, and its largest single chunk pass pair.
   std::vector<double> stage_work_s(p.pp, 0), stage_compute_s(p.pp, 0), chunk_pair_s(p.pp, 0), last_backward_s(p.pp, 0);
@@ -92,8 +92,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
     PassTime b = pass_time(in.backward[chunk], groups, node);
     // Every pass but the first forward and the last backward receives its input first; the
     // transfer starts when the receiver posts it (Megatron's batched send/recv), so it is exposed.
-    if (chunk > 0) f.total_s += transfer_s;
-    if (chunk + 1 < chunks) b.total_s += transfer_s;
+    if (chunk > 0) f.total_s += p2p_s(s, in.p2p_bytes, stage_of_chunk(p, chunk - 1), stage);
+    if (chunk + 1 < chunks) b.total_s += p2p_s(s, in.p2p_bytes, stage_of_chunk(p, chunk + 1), stage);
     const double w = in.backward_weight[chunk].compute_s;
     stage_work_s[stage] += f.total_s + b.total_s;
     stage_compute_s[stage] += f.compute_s + b.compute_s;

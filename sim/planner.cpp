@@ -14,6 +14,7 @@
 #include "efficiency_defaults.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
+#include "micro_batch_extrapolation.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "transformer_ops.hpp"
@@ -235,7 +236,14 @@ PlanResult plan_layouts(const PlanRequest& request) {
   for (size_t i = 0; i < finalists; ++i) finalist_scenarios.push_back(result.scenario_of(result.rows[i]));
   // One simulation per core at a time: each runs in its own forked process.
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
-  const std::vector<SimulationOutcome> outcomes = simulate_many(finalist_scenarios, cores);
+  const std::vector<SimulationOutcome> outcomes = request.extrapolate_micro_batches
+                                                      ? simulate_many_extrapolated(finalist_scenarios, cores)
+                                                      : simulate_many(finalist_scenarios, cores);
+  result.simulation_method =
+      request.extrapolate_micro_batches
+          ? "SimGrid at pp and 2 pp micro-batches per replica, extrapolated linearly to the layout's count "
+            "(in full where that is no dearer)"
+          : "SimGrid, every micro-batch";
   for (size_t i = 0; i < finalists; ++i) {
     PlanRow& row = result.rows[i];
     if (outcomes[i].result) {
@@ -286,7 +294,8 @@ nlohmann::json plan_to_json(const PlanResult& r) {
           {"search",
            {{"enumerated", r.enumerated}, {"invalid", r.invalid}, {"invalid_by_field", invalid},
             {"out_of_memory", r.out_of_memory}, {"estimated", r.estimated}, {"simulated", r.simulated},
-            {"search_wall_s", r.search_wall_s}, {"simulation_wall_s", r.simulation_wall_s}}},
+            {"search_wall_s", r.search_wall_s}, {"simulation_wall_s", r.simulation_wall_s},
+            {"simulation_method", r.simulation_method}}},
           {"rows", rows}};
 }
 

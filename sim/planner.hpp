@@ -18,7 +18,8 @@
 // says do not fit as out of memory; the rest are estimated with estimate_iteration (one
 // ComputeModel for the whole search).
 //
-// Ranking: rows 1..K (K = finalists) are the K best analytic layouts, simulated and ordered by
+// Ranking: rows 1..K (K = finalists) are the K best analytic layouts, simulated (in full, or at
+// two short micro-batch counts and extrapolated: micro_batch_extrapolation.hpp) and ordered by
 // simulated s/iter; the rest follow, ordered by analytic s/iter. Ties (the same time): fewer
 // GPUs first, then less memory per GPU, then enumeration order.
 #include <filesystem>
@@ -50,6 +51,9 @@ struct PlanRequest {
   int global_batch = 1536;               // sequences per iteration
   Precision precision = Precision::bf16;
   int finalists = 2;                     // best analytic layouts re-ranked by simulate(); 0 = none
+  // Simulate each finalist at pp and 2 pp micro-batches and extrapolate to its micro-batch count
+  // (micro_batch_extrapolation.hpp) instead of simulating every micro-batch.
+  bool extrapolate_micro_batches = true;
   PlanSearchSpace space;
 };
 
@@ -77,6 +81,7 @@ struct PlanResult {
   long simulated = 0;              // finalists simulated without error
   double search_wall_s = 0;        // enumeration + consistency + memory + analytic + sort
   double simulation_wall_s = 0;    // the finalists' simulations
+  std::string simulation_method;   // how the finalists were simulated, in words
   std::vector<PlanRow> rows;       // ranked, best first
 
   // The full scenario of a row (what `dtsim run` would simulate).
