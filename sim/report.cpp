@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "analytic_model.hpp"
 #include "device_spec.hpp"
 #include "transformer_ops.hpp"
 
@@ -14,6 +15,7 @@ Report make_report(const Scenario& s, const SimulationResult& r) {
   rep.gpus = s.gpu_count();
   rep.micro_batches = s.micro_batches_per_replica();
   rep.iteration_s = r.engine.iteration_s;
+  rep.analytic_iteration_s = estimate_iteration(s).iteration_s;
   rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
   rep.model_flops = model_flops_per_iteration(s);
   rep.hardware_flops = hardware_flops_per_iteration(s);
@@ -44,6 +46,8 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("scenario            {}  ({} x {}, {} micro-batches per replica)\n", r.scenario, r.gpus, r.gpu,
                      r.micro_batches);
   out += fmt::format("iteration time      {:.4f} s\n", r.iteration_s);
+  out += fmt::format("analytic estimate   {:.4f} s  ({:+.2f}% vs simulated; closed form, no contention)\n",
+                     r.analytic_iteration_s, 100 * (r.analytic_iteration_s / r.iteration_s - 1));
   out += fmt::format("throughput          {:.0f} tokens/s\n", r.tokens_per_s);
   out += fmt::format("model TFLOP/s/GPU   {:.1f}  (hardware, with recompute: {:.1f})\n", r.model_tflops_per_gpu,
                      r.hardware_tflops_per_gpu);
@@ -90,6 +94,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"gpus", r.gpus},
       {"micro_batches_per_replica", r.micro_batches},
       {"iteration_time_s", r.iteration_s},
+      {"analytic_iteration_time_s", r.analytic_iteration_s},
       {"tokens_per_s", r.tokens_per_s},
       {"model_flops_per_iteration", r.model_flops},
       {"hardware_flops_per_iteration", r.hardware_flops},

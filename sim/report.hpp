@@ -22,6 +22,7 @@ struct Report {
   int gpus = 0;
   int micro_batches = 0;
   double iteration_s = 0;
+  double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp), for comparison
   double tokens_per_s = 0;
   double model_flops = 0;               // per iteration, no recompute (72*B*s*l*h^2*... convention)
   double hardware_flops = 0;            // per iteration, recompute included
