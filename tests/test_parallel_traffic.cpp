@@ -1,0 +1,102 @@
+// What context, expert and tensor parallelism put on the wire, per iteration of rank 0, against
+// formulas written here; and that TP communication overlap hides the TP collectives.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "device_spec.hpp"
+#include "efficiency_defaults.hpp"
+#include "simulation.hpp"
+#include "test_support.hpp"
+#include "transformer_config.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+namespace {
+
+Scenario on_one_h100_node(const std::string& preset, int tp, int cp, int dp, int ep, int global_batch) {
+  Scenario s;
+  s.name = preset;
+  s.model = *find_model_preset(preset);
+  s.training.global_batch = global_batch;
+  s.training.micro_batch = 1;
+  s.parallelism.tp = tp, s.parallelism.cp = cp, s.parallelism.dp = dp, s.parallelism.ep = ep;
+  s.cluster.gpu = "h100-sxm";
+  s.cluster.nodes = 1;
+  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  return s;
+}
+
+// Calls x bytes of rank 0's collectives on groups of `kind` ("tp", "cp", "ep", ...), by collective.
+std::map<CollectiveKind, double> bytes_on(const Scenario& s, const std::string& kind) {
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  std::map<CollectiveKind, double> bytes;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == kind) bytes[t.collective] += t.calls * t.bytes;
+  return bytes;
+}
+
+// Llama-2-70B (80 layers, 8 KV heads of 128, sequence 4096), tp 2, cp 2, m = 4 / (2 x 1) = 2.
+// Per layer and micro-batch, ring attention gathers K and V of the whole sequence for the
+// rank's 8 / tp = 4 KV heads, 2 x 4096 x 4 x 128 x 2 B, and reduce-scatters their gradients;
+// full recompute gathers them once more in the backward pass.
+TEST(ContextParallelTraffic, GathersKeysAndValuesOfTheWholeSequencePerLayer) {
+  Scenario s = on_one_h100_node("llama2-70b", 2, 2, 2, 1, 4);
+  const double kv_bytes = 2.0 * 4096 * (8 / 2) * 128 * 2;
+  const double per_iteration = 2 /*m*/ * 80 /*layers*/ * kv_bytes;
+  std::map<CollectiveKind, double> cp = bytes_on(s, "cp");
+  EXPECT_DOUBLE_EQ(cp[CollectiveKind::all_gather], per_iteration);
+  EXPECT_DOUBLE_EQ(cp[CollectiveKind::reduce_scatter], per_iteration);
+  EXPECT_EQ(cp.count(CollectiveKind::all_reduce), 0u);
+
+  s.training.recompute = Recompute::full;
+  cp = bytes_on(s, "cp");
+  EXPECT_DOUBLE_EQ(cp[CollectiveKind::all_gather], 2 * per_iteration);
+  EXPECT_DOUBLE_EQ(cp[CollectiveKind::reduce_scatter], per_iteration);
+}
+
+// Mixtral 8x7B (32 MoE layers, hidden 4096, top-2, capacity factor 1.0, sequence 4096), ep 4 over
+// dp 4, m = 8 / 4 = 2. Per MoE layer and micro-batch: dispatch and combine all-to-alls of the
+// routed tokens, 4096 x 2 x 1.0 x 4096 x 2 B each, in the forward pass and again in the backward.
+TEST(ExpertParallelTraffic, DispatchAndCombineAllToAllsOfTheRoutedTokens) {
+  Scenario s = on_one_h100_node("mixtral-8x7b", 1, 1, 4, 4, 8);
+  const double routed_bytes = 4096.0 * 2 * 1.0 * 4096 * 2;
+  const double per_iteration = 2 /*m*/ * 32 /*layers*/ * (2 + 2) * routed_bytes;
+  EXPECT_DOUBLE_EQ(bytes_on(s, "ep")[CollectiveKind::all_to_all], per_iteration);
+
+  s.training.recompute = Recompute::full;  // the forward's two are redone before the backward
+  EXPECT_DOUBLE_EQ(bytes_on(s, "ep")[CollectiveKind::all_to_all], per_iteration * 6 / 4);
+
+  s.parallelism.ep = 1;  // every expert on every rank: no all-to-all
+  EXPECT_EQ(bytes_on(s, "ep").count(CollectiveKind::all_to_all), 0u);
+}
+
+// GPT-3 13B on 8 H100 with tp 8, m = 4: each pass computes longer than its TP collectives take,
+// so with tp_comm_overlap the iteration is the compute alone (within 0.5%: the embedding's and
+// LM head's collectives stay exposed); without, compute plus collectives.
+TEST(TensorParallelOverlap, HidesTheCollectivesBehindLongerCompute) {
+  Scenario s = on_one_h100_node("gpt3-13b", 8, 1, 1, 1, 4);
+  const SimulationResult plain = simulate(s);
+  const RankTimes& r = plain.engine.ranks[0];
+  EXPECT_NEAR(plain.engine.iteration_s, r.compute_s + r.communication_s, 1e-6 * plain.engine.iteration_s);
+  ASSERT_GT(r.communication_s, 0.05 * r.compute_s);  // enough to see it vanish
+
+  s.parallelism.tp_comm_overlap = true;
+  const SimulationResult overlapped = simulate(s);
+  EXPECT_NEAR(overlapped.engine.iteration_s, r.compute_s, 0.005 * r.compute_s);
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  // Every layer's 2 + 2 all-reduces of each micro-batch overlap; the embedding's and the LM
+  // head's (one each per micro-batch) stay blocking, as Megatron's TP overlap covers layers only.
+  const Workload w = build_workload(s, compute);
+  int overlapped_calls = 0, blocking_calls = 0;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
+      (t.overlapped ? overlapped_calls : blocking_calls) += t.calls;
+  EXPECT_EQ(overlapped_calls, 4 /*m*/ * 40 /*layers*/ * (2 + 2));
+  EXPECT_EQ(blocking_calls, 4 * 2);
+}
+
+}  // namespace
+}  // namespace dtsim
