@@ -8,18 +8,26 @@ namespace dtsim {
 
 namespace {
 
-std::string span_name(const TraceSpan& s) {
+std::string micro_batch_suffix(const TraceSpan& s) {
+  return s.micro_batch >= 0 ? fmt::format(" mb{}", s.micro_batch) : "";
+}
+
+// "tp all-gather mb3", "dp reduce-scatter": the group's role and the collective.
+std::string collective_name(const TraceSpan& s, const std::vector<std::string>& group_kinds) {
+  if (s.group < 0 || size_t(s.group) >= group_kinds.size()) return "wait for comm stream" + micro_batch_suffix(s);
+  return fmt::format("{} {}{}", group_kinds[size_t(s.group)], to_string(s.collective), micro_batch_suffix(s));
+}
+
+std::string span_name(const TraceSpan& s, const std::vector<std::string>& group_kinds) {
   switch (s.kind) {
     case SpanKind::compute:
       if (s.phase == Phase::optimizer) return "optimizer step";
       return fmt::format("{} mb{}", s.phase == Phase::forward ? "fwd" : "bwd", s.micro_batch);
     case SpanKind::collective:
-      return s.phase == Phase::gradient_sync ? "DP all-reduce" : fmt::format("TP all-reduce mb{}", s.micro_batch);
+    case SpanKind::overlapped_collective: return collective_name(s, group_kinds);
     case SpanKind::p2p_transfer:
       return fmt::format("PP recv {} mb{}", s.phase == Phase::forward ? "act" : "grad", s.micro_batch);
     case SpanKind::bubble: return "bubble";
-    case SpanKind::overlapped_collective:
-      return s.phase == Phase::gradient_sync ? "DP bucket" : fmt::format("overlapped comm mb{}", s.micro_batch);
   }
   return "?";
 }
@@ -47,7 +55,7 @@ std::string chrome_trace_json(const EngineResult& result, const ParallelismConfi
     first = false;
     // Times in microseconds, as the format requires.
     out += fmt::format("{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f}}}",
-                       span_name(s), to_string(s.kind), s.rank / gpus_per_node,
+                       span_name(s, result.group_kinds), to_string(s.kind), s.rank / gpus_per_node,
                        s.kind == SpanKind::overlapped_collective ? n + s.rank : s.rank, s.start_s * 1e6,
                        (s.end_s - s.start_s) * 1e6);
   }

@@ -128,7 +128,8 @@ class RankActor {
 
   void record(SpanKind kind, const Task& task, double start, double end) {
     if (s_.record_spans && end > start)
-      s_.spans[rank_].push_back({rank_, kind, task.phase, task.micro_batch, start, end});
+      s_.spans[rank_].push_back({rank_, kind, task.phase, task.micro_batch, start, end,
+                                 task.kind == TaskKind::collective ? task.group : -1, task.collective});
   }
 
   void run_compute(const Task& task) {
@@ -302,6 +303,8 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   result.ranks = std::move(state.ranks);
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;
+  if (record_spans)
+    for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);
   for (auto& spans : state.spans) result.spans.insert(result.spans.end(), spans.begin(), spans.end());
   return result;
 }

@@ -2,6 +2,7 @@
 // Executes a Workload on a SimGrid platform: one actor per GPU, mailboxes for every transfer
 // (DESIGN.md "Scale"). Must run inside a process whose SimGrid Engine already holds the platform.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../topologies/platform_builder.hpp"
@@ -29,6 +30,10 @@ struct TraceSpan {
   int micro_batch = -1;
   double start_s = 0;
   double end_s = 0;
+  // Collectives: the group (index into EngineResult::group_kinds) and the kind; -1 for a wait on
+  // the communication stream and for every other span.
+  int group = -1;
+  CollectiveKind collective = CollectiveKind::all_reduce;
 };
 
 struct EngineResult {
@@ -36,6 +41,7 @@ struct EngineResult {
   std::vector<RankTimes> ranks;
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
+  std::vector<std::string> group_kinds;  // CommGroup::kind of each group, for span labels
 };
 
 // `node` describes the platform's nodes; collectives are planned from it (collective_plan.hpp).

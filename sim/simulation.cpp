@@ -52,10 +52,12 @@ json to_json(const SimulationResult& r) {
   for (const RankTimes& t : r.engine.ranks) ranks.push_back({t.finish_s, t.compute_s, t.communication_s, t.bubble_s});
   json spans = json::array();
   for (const TraceSpan& sp : r.engine.spans)
-    spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s});
+    spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s, sp.group,
+                     int(sp.collective)});
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
-          {"ranks", ranks},                      {"spans", spans}};
+          {"ranks", ranks},                      {"spans", spans},
+          {"group_kinds", r.engine.group_kinds}};
 }
 
 SimulationResult from_json(const json& j) {
@@ -66,7 +68,9 @@ SimulationResult from_json(const json& j) {
   r.simulation_wall_s = j["run_s"];
   for (const json& t : j["ranks"]) r.engine.ranks.push_back({t[0], t[1], t[2], t[3]});
   for (const json& sp : j["spans"])
-    r.engine.spans.push_back({sp[0], SpanKind(sp[1].get<int>()), Phase(sp[2].get<int>()), sp[3], sp[4], sp[5]});
+    r.engine.spans.push_back({sp[0], SpanKind(sp[1].get<int>()), Phase(sp[2].get<int>()), sp[3], sp[4], sp[5], sp[6],
+                              CollectiveKind(sp[7].get<int>())});
+  r.engine.group_kinds = j["group_kinds"].get<std::vector<std::string>>();
   return r;
 }
 
