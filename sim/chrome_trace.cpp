@@ -12,7 +12,7 @@ std::string micro_batch_suffix(const TraceSpan& s) {
   return s.micro_batch >= 0 ? fmt::format(" mb{}", s.micro_batch) : "";
 }
 
-// "tp all-gather mb3", "dp reduce-scatter": the group's role and the collective.
+// "tp all_gather mb3", "dp reduce_scatter": the group's role and the collective.
 std::string collective_name(const TraceSpan& s, const std::vector<std::string>& group_kinds) {
   if (s.group < 0 || size_t(s.group) >= group_kinds.size()) return "wait for comm stream" + micro_batch_suffix(s);
   return fmt::format("{} {}{}", group_kinds[size_t(s.group)], to_string(s.collective), micro_batch_suffix(s));

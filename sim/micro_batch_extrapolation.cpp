@@ -6,7 +6,7 @@ namespace dtsim {
 
 std::optional<MicroBatchSamples> micro_batch_samples(const Scenario& s) {
   const int pp = s.parallelism.pp;
-  if (s.micro_batches_per_replica() <= 3 * pp) return std::nullopt;
+  if (s.micro_batches_per_replica() <= 3 * pp || !s.events.empty()) return std::nullopt;
   return MicroBatchSamples{pp, 2 * pp};
 }
 

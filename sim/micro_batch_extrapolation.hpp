@@ -5,6 +5,8 @@
 // depend on how many micro-batches there are; so once m >= pp the iteration time, and each
 // rank's compute, communication and bubble time, is affine in the micro-batch count m:
 //   T(m) = T(m2) + (m - m2) * (T(m2) - T(m1)) / (m2 - m1),   with m1 = pp, m2 = 2 pp.
+// That holds for scenarios without events (a straggler window or a failure at a given time
+// breaks the periodicity), which is what the planner simulates.
 // Simulating pp and 2 pp micro-batches costs 3 pp / m of simulating m (a quarter for the
 // planner's 175B layouts with pp 16 and m 192). tests/test_micro_batch_extrapolation.cpp checks it
 // against full simulations.
@@ -21,7 +23,7 @@ struct MicroBatchSamples {
 };
 
 // The two sample sizes, or nothing when simulating the scenario in full is no dearer
-// (m <= 3 pp).
+// (m <= 3 pp) or when it has events.
 std::optional<MicroBatchSamples> micro_batch_samples(const Scenario& s);
 
 // The scenario with `micro_batches` per replica (global_batch = micro_batches x dp x micro_batch).
