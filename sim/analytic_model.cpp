@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "calibration_use.hpp"
 #include "collective_model.hpp"
 #include "simulation.hpp"
 #include "stage_layout.hpp"
@@ -64,9 +65,8 @@ PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeS
 }
 
 // One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.
-double p2p_s(const Scenario& s, double bytes, int from_stage, int to_stage) {
+double p2p_s(const Scenario& s, const NodeSpec& node, double bytes, int from_stage, int to_stage) {
   if (s.parallelism.pp < 2 || bytes <= 0) return 0;
-  const NodeSpec& node = s.cluster.topology.node;
   const int from_rank = rank_of(s.parallelism, {0, 0, from_stage, 0});
   const int to_rank = rank_of(s.parallelism, {0, 0, to_stage, 0});
   const bool same_node = from_rank / node.gpus == to_rank / node.gpus;
@@ -78,7 +78,7 @@ double p2p_s(const Scenario& s, double bytes, int from_stage, int to_stage) {
 
 AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute) {
   const ParallelismConfig& p = s.parallelism;
-  const NodeSpec& node = s.cluster.topology.node;
+  const NodeSpec node = calibrated_node(s);
   const WorkloadInputs in = workload_inputs(s, compute);
   const GroupShapes groups(s);
   const int m = in.micro_batches, chunks = model_chunks(p);
@@ -92,8 +92,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
     PassTime b = pass_time(in.backward[chunk], groups, node);
     // Every pass but the first forward and the last backward receives its input first; the
     // transfer starts when the receiver posts it (Megatron's batched send/recv), so it is exposed.
-    if (chunk > 0) f.total_s += p2p_s(s, in.p2p_bytes, stage_of_chunk(p, chunk - 1), stage);
-    if (chunk + 1 < chunks) b.total_s += p2p_s(s, in.p2p_bytes, stage_of_chunk(p, chunk + 1), stage);
+    if (chunk > 0) f.total_s += p2p_s(s, node, in.p2p_bytes, stage_of_chunk(p, chunk - 1), stage);
+    if (chunk + 1 < chunks) b.total_s += p2p_s(s, node, in.p2p_bytes, stage_of_chunk(p, chunk + 1), stage);
     const double w = in.backward_weight[chunk].compute_s;
     stage_work_s[stage] += f.total_s + b.total_s;
     stage_compute_s[stage] += f.compute_s + b.compute_s;

@@ -11,7 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "calibration.hpp"
+#include "calibration_use.hpp"
 #include "device_spec.hpp"
 #include "events.hpp"
 #include "input_error.hpp"
@@ -153,15 +153,15 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
   return ChildSimulation(what, body).finish();
 }
 
-std::string efficiency_source(const Scenario& s) {
-  return s.calibration_file ? s.calibration_file->string() : "datasheet defaults (sim/efficiency_defaults.cpp)";
-}
+std::string efficiency_source(const Scenario& s) { return calibration_provenance(s); }
 
 std::function<SimulationResult()> simulation_body(const Scenario& s, const ComputeModel& compute,
                                                   const SimulationOptions& options) {
   return [&s, compute, options] {
     const Workload workload = build_workload(s, compute);
-    return run_simgrid(s.cluster.topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
+    TopologySpec topology = s.cluster.topology;
+    topology.node = calibrated_node(s);
+    return run_simgrid(topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
   };
 }
 
@@ -175,11 +175,7 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
   });
 }
 
-ComputeModel compute_model_of(const Scenario& s) {
-  EfficiencyTable eff = default_efficiencies();
-  if (s.calibration_file) eff = load_calibration(*s.calibration_file, eff).efficiencies;
-  return ComputeModel(*find_device(s.cluster.gpu), s.training.precision, eff);
-}
+ComputeModel compute_model_of(const Scenario& s) { return calibrated_compute_model(s); }
 
 SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
   const ComputeModel compute = compute_model_of(s);

@@ -1,0 +1,92 @@
+#include "calibration_use.hpp"
+
+#include <fmt/format.h>
+
+#include "calibration.hpp"
+#include "collective_model.hpp"
+#include "measured_efficiency.hpp"
+
+namespace dtsim {
+
+namespace {
+
+constexpr double kLargeMessageBytes = 8.0 * (1ull << 30);  // where bus bandwidth has levelled off
+
+const MeasuredCollective* node_all_reduce(const Calibration& c, const Scenario& s) {
+  if (device_id_of_name(c.device) != s.cluster.gpu) return nullptr;
+  for (const MeasuredCollective& m : c.collectives)
+    if (m.kind == CollectiveKind::all_reduce && m.gpus == s.cluster.topology.node.gpus && m.gpus > 1) return &m;
+  return nullptr;
+}
+
+double model_busbw_Bps(const NodeSpec& node) {
+  const GroupShape shape{node.gpus, 1, node.gpus};
+  const CollectiveEstimate e = choose_collective(CollectiveKind::all_reduce, shape, kLargeMessageBytes, node);
+  return kLargeMessageBytes / e.time_s * bus_bandwidth_factor(CollectiveKind::all_reduce, node.gpus);
+}
+
+NodeSpec node_with(const Scenario& s, const Calibration& c) {
+  NodeSpec node = s.cluster.topology.node;
+  if (const MeasuredCollective* m = node_all_reduce(c, s)) node.nvlink_bw_Bps *= m->busbw_Bps / model_busbw_Bps(node);
+  return node;
+}
+
+}  // namespace
+
+ComputeModel calibrated_compute_model(const Scenario& s) {
+  const EfficiencyTable defaults = default_efficiencies();
+  const DeviceSpec& device = *find_device(s.cluster.gpu);
+  if (!s.calibration_file) return ComputeModel(device, s.training.precision, defaults);
+  const Calibration c = load_calibration(*s.calibration_file, defaults);
+  return ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision));
+}
+
+NodeSpec calibrated_node(const Scenario& s) {
+  if (!s.calibration_file) return s.cluster.topology.node;
+  return node_with(s, load_calibration(*s.calibration_file, default_efficiencies()));
+}
+
+std::string calibration_provenance(const Scenario& s) {
+  if (!s.calibration_file) return "datasheet defaults (sim/efficiency_defaults.cpp)";
+  const EfficiencyTable defaults = default_efficiencies();
+  const Calibration c = load_calibration(*s.calibration_file, defaults);
+  const std::optional<std::string> measured_id = device_id_of_name(c.device);
+  const bool same_gpu = measured_id == s.cluster.gpu;
+  const DeviceSpec& target = *find_device(s.cluster.gpu);
+  const DeviceSpec* source = measured_id ? find_device(*measured_id) : nullptr;
+  std::string out = fmt::format("{} ({}{})", s.calibration_file->string(), c.device.empty() ? "device not named" : c.device,
+                                c.date.empty() ? "" : ", " + c.date);
+  const MeasuredEfficiencies m = measured_efficiencies(c, s.training.precision);
+  for (int k = 0; k < kOperatorKindCount; ++k) {
+    const OperatorKind kind = OperatorKind(k);
+    const EfficiencyCurve& curve = m[kind];
+    std::string how;
+    if (!curve.empty() && same_gpu) {
+      how = fmt::format("measured, {} sizes ({})", curve.size(), to_string(s.training.precision));
+    } else if (!curve.empty()) {
+      const bool by_flops = measured_by_flops(kind);
+      const double ratio = !source ? 0
+                           : by_flops ? target.peak_flops(s.training.precision) / source->peak_flops(s.training.precision)
+                                      : target.hbm_bw_Bps / source->hbm_bw_Bps;
+      how = fmt::format("scaled from {} measured on {}: {} x{:.3g} {}", curve.size(), c.device,
+                        by_flops ? "peak FLOP/s" : "HBM bandwidth", ratio,
+                        source ? "(efficiency kept as a fraction of peak)" : "(unknown source GPU: ratio not known)");
+    } else {
+      const bool overridden = c.efficiencies[kind].compute != defaults[kind].compute ||
+                              c.efficiencies[kind].memory != defaults[kind].memory;
+      how = overridden ? "calibration file's per-kind value" : "datasheet default (not measured)";
+    }
+    out += fmt::format("\n  {:<16} {}", to_string(kind), how);
+  }
+  if (const MeasuredCollective* ar = node_all_reduce(c, s)) {
+    out += fmt::format("\n  {:<16} measured all_reduce busbw {:.0f} GB/s over {} GPUs: link {:.0f} -> {:.0f} GB/s",
+                       "nvlink", ar->busbw_Bps / 1e9, ar->gpus, s.cluster.topology.node.nvlink_bw_Bps / 1e9,
+                       node_with(s, c).nvlink_bw_Bps / 1e9);
+  } else {
+    out += fmt::format("\n  {:<16} topology file's (no all_reduce measured over {} {} GPUs)", "nvlink",
+                       s.cluster.topology.node.gpus, s.cluster.gpu);
+  }
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,100 @@
+// Measured calibrations (format 2) in the model: efficiency curves over operator size, their
+// scaling to another GPU type, NVLink bandwidth from a measured all-reduce, and the report's
+// account of what was measured. Data: tests/data/calibration/h100-measured.json (synthetic).
+#include <gtest/gtest.h>
+
+#include "calibration.hpp"
+#include "calibration_use.hpp"
+#include "collective_model.hpp"
+#include "scenario_loader.hpp"
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+std::filesystem::path calibration(const std::string& name) { return test::data_dir() / "calibration" / name; }
+
+Scenario with_calibration(const std::string& gpu) {
+  Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml");
+  s.cluster.gpu = gpu;
+  s.calibration_file = calibration("h100-measured.json");
+  return s;
+}
+
+Operator gemm(double flops) { return {"gemm", OperatorKind::gemm, flops, 1, 1}; }
+Operator elementwise(double bytes) { return {"gelu", OperatorKind::elementwise, 0, bytes, 1}; }
+
+TEST(CalibrationFormat2, ReadsOperatorsOfTrainingPrecisionsAndCollectives) {
+  const Calibration c = load_calibration(calibration("h100-measured.json"), default_efficiencies());
+  EXPECT_EQ(c.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(c.operators.size(), 6u);  // the CUDA-core fp32 GEMM is not a training precision's rate
+  EXPECT_EQ(c.operators[5].precision, Precision::fp32);  // tf32 stands for fp32 training
+  ASSERT_EQ(c.collectives.size(), 1u);
+  EXPECT_EQ(c.collectives[0].gpus, 8);
+  EXPECT_DOUBLE_EQ(c.collectives[0].busbw_Bps, 4e11);
+  EXPECT_EQ(device_id_of_name(c.device), "h100-sxm");
+  EXPECT_EQ(device_id_of_name("NVIDIA A100-SXM4-40GB"), "a100-40gb-sxm");
+  EXPECT_FALSE(device_id_of_name("NVIDIA H100 PCIe"));
+}
+
+// GEMM points (1e9 FLOP, 0.3), (1e11, 0.6), (1e13, 0.8): 1e10 is halfway in log between the
+// first two, so 0.45; beyond the ends the nearest point holds.
+TEST(MeasuredEfficiency, PiecewiseLinearInLogSizeAndFlatBeyondTheEnds) {
+  const ComputeModel m = calibrated_compute_model(with_calibration("h100-sxm"));
+  const double peak = 989.4e12;
+  EXPECT_NEAR(m.time_s(gemm(1e10)), 1e10 / (peak * 0.45), 1e-9 * m.time_s(gemm(1e10)));
+  EXPECT_NEAR(m.time_s(gemm(1e12)), 1e12 / (peak * 0.7), 1e-9 * m.time_s(gemm(1e12)));
+  EXPECT_NEAR(m.time_s(gemm(1e8)), 1e8 / (peak * 0.3), 1e-9 * m.time_s(gemm(1e8)));
+  EXPECT_NEAR(m.time_s(gemm(1e14)), 1e14 / (peak * 0.8), 1e-9 * m.time_s(gemm(1e14)));
+  // Elementwise points (1e6 B, 0.4), (1e8 B, 0.9): 1e7 B runs at 0.65 of 3.35 TB/s.
+  EXPECT_NEAR(m.time_s(elementwise(1e7)), 1e7 / (3.35e12 * 0.65), 1e-9 * m.time_s(elementwise(1e7)));
+  // Nothing measured for the optimizer: the default stays.
+  const Operator adam{"adam", OperatorKind::optimizer, 0, 1e9, 1};
+  EXPECT_DOUBLE_EQ(m.time_s(adam), 1e9 / (3.35e12 * default_efficiencies()[OperatorKind::optimizer].memory));
+}
+
+// Measured on H100, applied to A100: a compute-bound time grows by the peak ratio 989.4 / 312,
+// a memory-bound one by the bandwidth ratio 3350 / 2039.
+TEST(MeasuredEfficiency, AnotherGpuScalesByPeakAndBandwidthRatios) {
+  const ComputeModel h100 = calibrated_compute_model(with_calibration("h100-sxm"));
+  const ComputeModel a100 = calibrated_compute_model(with_calibration("a100-80gb-sxm"));
+  EXPECT_NEAR(a100.time_s(gemm(1e10)) / h100.time_s(gemm(1e10)), 989.4 / 312, 1e-9);
+  EXPECT_NEAR(a100.time_s(elementwise(1e7)) / h100.time_s(elementwise(1e7)), 3350.0 / 2039, 1e-9);
+  const std::string provenance = calibration_provenance(with_calibration("a100-80gb-sxm"));
+  EXPECT_NE(provenance.find("scaled from 3 measured on NVIDIA H100 80GB HBM3: peak FLOP/s x0.315"), std::string::npos)
+      << provenance;
+  EXPECT_NE(provenance.find("HBM bandwidth x0.609"), std::string::npos) << provenance;
+}
+
+// With the link calibrated, the collective model's 8 GiB all-reduce over the node's 8 GPUs has
+// the measured bus bandwidth, 400 GB/s; on another GPU type the topology's NVLink stays.
+TEST(LinkCalibration, NodeAllReduceMatchesTheMeasuredBusBandwidth) {
+  const Scenario s = with_calibration("h100-sxm");
+  const NodeSpec node = calibrated_node(s);
+  EXPECT_NE(node.nvlink_bw_Bps, s.cluster.topology.node.nvlink_bw_Bps);
+  const double bytes = 8.0 * (1ull << 30);
+  const CollectiveEstimate e = choose_collective(CollectiveKind::all_reduce, {8, 1, 8}, bytes, node);
+  EXPECT_NEAR(bytes / e.time_s * 14 / 8, 400e9, 0.001 * 400e9);
+  EXPECT_DOUBLE_EQ(calibrated_node(with_calibration("a100-80gb-sxm")).nvlink_bw_Bps,
+                   with_calibration("a100-80gb-sxm").cluster.topology.node.nvlink_bw_Bps);
+}
+
+TEST(CalibrationProvenance, SaysWhatWasMeasuredAndWhatIsDefault) {
+  const std::string p = calibration_provenance(with_calibration("h100-sxm"));
+  EXPECT_NE(p.find("NVIDIA H100 80GB HBM3, 2026-11-22"), std::string::npos) << p;
+  EXPECT_NE(p.find("gemm             measured, 3 sizes (bf16)"), std::string::npos) << p;
+  EXPECT_NE(p.find("elementwise      measured, 2 sizes (bf16)"), std::string::npos) << p;
+  EXPECT_NE(p.find("optimizer        datasheet default (not measured)"), std::string::npos) << p;
+  EXPECT_NE(p.find("nvlink           measured all_reduce busbw 400 GB/s over 8 GPUs"), std::string::npos) << p;
+}
+
+TEST(CalibrationFormat2, BadInputNamesTheField) {
+  InputErrorInfo e = test::error_of([] { load_calibration(calibration("bad-operator-kind.json"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "operators[1].kind");
+  EXPECT_EQ(e.found, "'convolution'");
+  e = test::error_of([] { load_calibration(calibration("bad-format.json"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "format");
+}
+
+}  // namespace
+}  // namespace dtsim
