@@ -1,0 +1,98 @@
+#include "calibration_writer.hpp"
+
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace dtsim::profiler {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+ojson peaks_to_json(const Peaks& p) {
+  return ojson{{"fp32_flops", p.fp32_flops}, {"tf32_flops", p.tf32_flops}, {"fp16_flops", p.fp16_flops},
+               {"bf16_flops", p.bf16_flops}, {"fp8_flops", p.fp8_flops},   {"hbm_Bps", p.hbm_Bps}};
+}
+
+ojson operator_to_json(const CalibratedOperator& o) {
+  ojson shape = ojson::object();
+  for (const auto& [name, value] : o.shape) shape[name] = value;
+  return ojson{{"op", o.op},
+               {"kind", o.kind},
+               {"dtype", o.dtype},
+               {"shape", shape},
+               {"flops", o.flops},
+               {"bytes", o.bytes},
+               {"time_s", o.time_s},
+               {"runs", o.runs},
+               {"compute_efficiency", o.compute_efficiency},
+               {"memory_efficiency", o.memory_efficiency},
+               {"kernels", o.kernels}};
+}
+
+ojson collective_to_json(const CalibratedCollective& c) {
+  ojson points = ojson::array();
+  for (const CollectivePoint& p : c.points)
+    points.push_back(
+        ojson{{"bytes", p.bytes}, {"time_s", p.time_s}, {"algbw_Bps", p.algbw_Bps}, {"busbw_Bps", p.busbw_Bps}});
+  return ojson{{"op", c.op},
+               {"gpus", c.gpus},
+               {"dtype", c.dtype},
+               {"points", points},
+               {"fit", ojson{{"latency_s", c.fit.latency_s}, {"busbw_Bps", c.fit.busbw_Bps}}}};
+}
+
+}  // namespace
+
+ojson calibration_to_json(const Calibration& c) {
+  ojson j;
+  j["format"] = c.format;
+  j["device"] = c.device;
+  j["compute_capability"] = c.compute_capability;
+  j["gpus"] = c.gpus;
+  j["driver"] = c.driver;
+  j["cuda_runtime"] = c.cuda_runtime;
+  j["nccl"] = c.nccl;
+  j["date"] = c.date;
+  j["peaks"] = peaks_to_json(c.peaks);
+  j["operators"] = ojson::array();
+  for (const CalibratedOperator& o : c.operators) j["operators"].push_back(operator_to_json(o));
+  j["collectives"] = ojson::array();
+  for (const CalibratedCollective& k : c.collectives) j["collectives"].push_back(collective_to_json(k));
+  j["copies"] = ojson{{"d2d_Bps", c.copies.d2d_Bps}, {"h2d_Bps", c.copies.h2d_Bps}, {"d2h_Bps", c.copies.d2h_Bps}};
+  j["profiler"] = ojson{{"cupti", c.profiler.cupti},
+                        {"iterations", c.profiler.iterations},
+                        {"warmup", c.profiler.warmup},
+                        {"overhead_percent", c.profiler.overhead_percent ? ojson(*c.profiler.overhead_percent)
+                                                                         : ojson(nullptr)}};
+  return j;
+}
+
+void write_text_atomically(const std::filesystem::path& file, const std::string& text) {
+  std::filesystem::path tmp = file;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(tmp.string() + ": cannot open for writing");
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out.flush()) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw std::runtime_error(file.string() + ": cannot rename " + tmp.string() + " over it: " + ec.message());
+  }
+}
+
+void write_calibration(const std::filesystem::path& file, const Calibration& c) {
+  write_text_atomically(file, calibration_to_json(c).dump(2) + "\n");
+}
+
+}  // namespace dtsim::profiler

@@ -1,0 +1,20 @@
+#pragma once
+// Writes a Calibration as JSON (format "dtsim-calibration-2", schema in README.md), atomically:
+// the text goes to FILE.tmp, which is then renamed over FILE, so a reader never sees half a file.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "calibration_data.hpp"
+
+namespace dtsim::profiler {
+
+// Fields in the schema's order.
+nlohmann::ordered_json calibration_to_json(const Calibration& c);
+
+// Throws std::runtime_error naming the file when it cannot be written; leaves no FILE.tmp behind.
+void write_calibration(const std::filesystem::path& file, const Calibration& c);
+
+// The same write-then-rename for any text (the raw profile uses it too).
+void write_text_atomically(const std::filesystem::path& file, const std::string& text);
+
+}  // namespace dtsim::profiler
