@@ -21,12 +21,16 @@ struct Peaks {
 // The non-zero fields of kernels' OpShape, in its order ("m", "n", "k", "batch", "seq", ...).
 using ShapeFields = std::vector<std::pair<std::string, int64_t>>;
 
-struct CalibratedOperator {
+// What an operator run is, as the raw profile and the calibration both name it.
+struct OperatorIdentity {
   std::string op;     // OpShape::op: "gemm", "layernorm", ...
   std::string kind;   // "gemm", "attention_gemm", "elementwise", "optimizer"
   std::string dtype;  // "fp32", "tf32", "fp16", "bf16", "fp8"
   ShapeFields shape;
   double flops = 0, bytes = 0;
+};
+
+struct CalibratedOperator : OperatorIdentity {
   double time_s = 0;  // median kernel time of one run (CUPTI), or median event time without CUPTI
   int runs = 0;
   double compute_efficiency = 0;  // flops / time_s / peak(dtype); 0 when flops == 0

@@ -9,13 +9,7 @@ namespace {
 
 CalibratedOperator read_operator(const FieldReader& r, const json& o, const std::string& at) {
   CalibratedOperator op;
-  op.op = r.string(o, at, "op");
-  op.kind = r.string(o, at, "kind");
-  op.dtype = r.string(o, at, "dtype");
-  const json& shape = r.object(o, at, "shape");
-  for (const auto& [name, value] : shape.items()) op.shape.emplace_back(name, r.integer(shape, at + ".shape", name));
-  op.flops = r.non_negative(o, at, "flops");
-  op.bytes = r.non_negative(o, at, "bytes");
+  static_cast<OperatorIdentity&>(op) = read_operator_identity(r, o, at);
   op.time_s = r.positive(o, at, "time_s");
   op.runs = int(r.integer(o, at, "runs"));
   op.compute_efficiency = r.non_negative(o, at, "compute_efficiency");
@@ -47,6 +41,18 @@ CalibratedCollective read_collective(const FieldReader& r, const json& o, const 
 }
 
 }  // namespace
+
+OperatorIdentity read_operator_identity(const FieldReader& r, const json& o, const std::string& at) {
+  OperatorIdentity id;
+  id.op = r.string(o, at, "op");
+  id.kind = r.string(o, at, "kind");
+  id.dtype = r.string(o, at, "dtype");
+  const json& shape = r.object(o, at, "shape");
+  for (const auto& [name, value] : shape.items()) id.shape.emplace_back(name, r.integer(shape, at + ".shape", name));
+  id.flops = r.non_negative(o, at, "flops");
+  id.bytes = r.non_negative(o, at, "bytes");
+  return id;
+}
 
 Calibration read_calibration(const std::filesystem::path& file) {
   const json root = read_json_file(file);

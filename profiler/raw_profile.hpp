@@ -22,10 +22,7 @@ struct RawDevice {
   std::string date;  // UTC, YYYY-MM-DD
 };
 
-struct RawOperator {
-  std::string op, kind, dtype;
-  ShapeFields shape;
-  double flops = 0, bytes = 0;
+struct RawOperator : OperatorIdentity {
   // With CUPTI: one window per timed run and every kernel record seen while the operator ran
   // (warm-up runs included; they fall outside the windows).
   std::vector<RunWindow> runs;

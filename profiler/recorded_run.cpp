@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "calibration_builder.hpp"
+#include "calibration_reader.hpp"
 #include "calibration_writer.hpp"
 #include "device_peaks.hpp"
 
@@ -56,13 +57,7 @@ WindowKind read_attribution(const FieldReader& r, const json& o, const std::stri
 
 RawOperator read_operator(const FieldReader& r, const json& o, const std::string& at, bool cupti) {
   RawOperator op;
-  op.op = r.string(o, at, "op");
-  op.kind = r.string(o, at, "kind");
-  op.dtype = r.string(o, at, "dtype");
-  const json& shape = r.object(o, at, "shape");
-  for (const auto& [name, value] : shape.items()) op.shape.emplace_back(name, r.integer(shape, at + ".shape", name));
-  op.flops = r.non_negative(o, at, "flops");
-  op.bytes = r.non_negative(o, at, "bytes");
+  static_cast<OperatorIdentity&>(op) = read_operator_identity(r, o, at);
   if (!cupti) {
     const json& times = r.array(o, at, "event_times_s");
     for (size_t i = 0; i < times.size(); ++i) {

@@ -62,7 +62,8 @@ std::string calibration_provenance(const Scenario& s) {
     const EfficiencyCurve& curve = m[kind];
     std::string how;
     if (!curve.empty() && same_gpu) {
-      how = fmt::format("measured, {} sizes ({})", curve.size(), to_string(s.training.precision));
+      how = fmt::format("measured, {} size{} ({})", curve.size(), curve.size() == 1 ? "" : "s",
+                        to_string(s.training.precision));
     } else if (!curve.empty()) {
       const bool by_flops = measured_by_flops(kind);
       const double ratio = !source ? 0
