@@ -539,12 +539,46 @@ void check_scenario_consistency(const Scenario& s) {
   });
 }
 
-Scenario load_scenario(const fs::path& file) {
+namespace {
+
+// Sets `path` (dotted mapping keys) of `root` to `value` parsed as YAML.
+void apply_override(const fs::path& file, YAML::Node root, const FieldOverride& o) {
+  std::vector<std::string> keys;
+  for (size_t start = 0;;) {
+    const size_t dot = o.path.find('.', start);
+    keys.push_back(o.path.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  YAML::Node node = root;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].empty() || !node.IsMap())
+      throw InputError({file.string(), 0, o.path, "a dotted path of mapping keys (e.g. parallelism.tp)", o.path});
+    if (i + 1 == keys.size()) {
+      try {
+        node[keys[i]] = YAML::Load(o.value);
+      } catch (const YAML::Exception& e) {
+        throw InputError({file.string(), 0, o.path, "a YAML value", "'" + o.value + "'"});
+      }
+    } else {
+      if (!node[keys[i]]) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
+      node.reset(node[keys[i]]);
+    }
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
+
+Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& overrides) {
   if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
   const YamlFields f(file);
   const YAML::Node root = f.load();
+  for (const FieldOverride& o : overrides) apply_override(file, root, o);
   f.require_known_keys(root, "",
-                       {"name", "model", "training", "parallelism", "cluster", "calibration", "events"});
+                       {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
+                        "reliability"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)
 
   Scenario s;
   s.source_file = file;

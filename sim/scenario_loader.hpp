@@ -3,12 +3,24 @@
 // loading the topology it names. Any mistake throws InputError naming file, line, field,
 // expected and found.
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "scenario.hpp"
 
 namespace dtsim {
 
 Scenario load_scenario(const std::filesystem::path& file);
+
+// One field set from outside the file, e.g. {"parallelism.tp", "4"} or {"cluster.nodes", "32"}:
+// a dotted path of mapping keys and a value written as in YAML. `dtsim sweep` varies a field so.
+struct FieldOverride {
+  std::string path;
+  std::string value;
+};
+// The file with the overrides applied before it is read; every check still runs. A path that
+// does not name a mapping key (or crosses a non-mapping) throws InputError naming it.
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<FieldOverride>& overrides);
 
 // Reads a Hugging Face config.json (LlamaForCausalLM, GPT2, Mistral, ...) into a TransformerConfig.
 // seq_len comes from max_position_embeddings unless the caller overrides it afterwards.

@@ -420,3 +420,20 @@ TEST(Consistency, StragglerSlowdownBelowOne) {
 
 }  // namespace
 }  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+// Overrides set fields before the checks run: 2 nodes and dp 16 make 16 GPUs; a path through a
+// scalar is refused, naming it.
+TEST(ScenarioOverrides, SetFieldsBeforeTheChecks) {
+  const fs::path file = kScenarioDir / "gpt3-1.3b-8-h100.yaml";
+  const Scenario s = load_scenario(file, {{"cluster.nodes", "2"}, {"parallelism.dp", "16"}});
+  EXPECT_EQ(s.cluster.nodes, 2);
+  EXPECT_EQ(s.gpu_count(), 16);
+  EXPECT_EQ(error_of([&] { load_scenario(file, {{"parallelism.tp", "3"}}); }).field, "parallelism");
+  EXPECT_EQ(error_of([&] { load_scenario(file, {{"name.x", "3"}}); }).field, "name.x");
+}
+
+}  // namespace
+}  // namespace dtsim
