@@ -4,7 +4,10 @@
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
-// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 3 out of memory (`run`:
+//   dtsim goodput [SCENARIO] [--days D] [--runs N] [--strategy S] ... (see goodput_command.cpp)
+//   dtsim sweep [SCENARIO] (--gpus LIST | --field PATH --values LIST) ... (see sweep_command.cpp)
+// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 4 a failure event stopped the
+// iteration (`run`), 3 out of memory (`run`:
 // the scenario does not fit in a GPU's HBM, nothing simulated), 1 internal failure.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,13 +19,16 @@
 #include "atomic_file.hpp"
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
+#include "goodput_command.hpp"
 #include "input_error.hpp"
 #include "plan_command.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "sweep_command.hpp"
 #include "topo_command.hpp"
 #include "validation.hpp"
+#include "what_if.hpp"
 
 namespace fs = std::filesystem;
 using namespace dtsim;
@@ -31,6 +37,7 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitOutOfMemory = 3;
+constexpr int kExitIterationFailed = 4;  // a failure event stopped the iteration
 
 const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
@@ -40,8 +47,17 @@ void write_output(const std::string& flag, const fs::path& path, const std::stri
     throw InputError({"<command line>", 0, flag, "a writable file path", path.string()});
 }
 
+// `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
+int sensitivity_command(const Scenario& scenario, int gpu) {
+  if (gpu < 0 || gpu >= scenario.gpu_count())
+    throw InputError({"<command line>", 0, "--straggler-sweep", fmt::format("a GPU rank in [0, {})", scenario.gpu_count()),
+                      std::to_string(gpu)});
+  std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, {1.0, 1.1, 1.25, 1.5, 1.75, 2.0}), gpu);
+  return 0;
+}
+
 int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
-                const std::string& calibration_file) {
+                const std::string& calibration_file, int straggler_sweep_gpu) {
   Scenario scenario = load_scenario(scenario_file);
   if (!calibration_file.empty()) {
     if (!fs::exists(calibration_file))
@@ -56,9 +72,16 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
               << format_memory(memory);
     return kExitOutOfMemory;
   }
+  if (straggler_sweep_gpu >= 0) return sensitivity_command(scenario, straggler_sweep_gpu);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
   const SimulationResult result = simulate(scenario, options);
+  if (!scenario.events.empty()) {  // what the events cost: the same scenario without them
+    Scenario healthy = scenario;
+    healthy.events.clear();
+    std::cout << format_what_if(scenario, result, simulate(healthy));
+    if (!result.engine.completed) return kExitIterationFailed;
+  }
   const Report report = make_report(scenario, result);
   std::cout << format_report_text(report);
   if (!json_file.empty()) write_output("--json", json_file, report_to_json(report).dump(2) + "\n");
@@ -88,6 +111,9 @@ int main(int argc, char** argv) {
   run->add_option("--json", json_file, "also write the report as JSON to this file");
   run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (one track per GPU) to this file");
   run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
+  int straggler_sweep_gpu = -1;
+  run->add_option("--straggler-sweep", straggler_sweep_gpu,
+                  "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
 
   std::string runs_file, topologies_dir = (kSourceDir / "topologies").string();
   CLI::App* validate = app.add_subcommand("validate", "compare predictions with published measured runs");
@@ -105,6 +131,12 @@ int main(int argc, char** argv) {
   CLI::App* plan = app.add_subcommand("plan", "find the fastest parallel layouts that fit in memory");
   PlanOptions& plan_options = add_plan_options(*plan);
 
+  CLI::App* goodput = app.add_subcommand("goodput", "failures, checkpoints and recovery over a whole training run");
+  GoodputOptions& goodput_options = add_goodput_options(*goodput, kDefaultScenario.string());
+
+  CLI::App* sweep = app.add_subcommand("sweep", "simulate a scenario over GPU counts or values of one field, in parallel");
+  SweepOptions& sweep_options = add_sweep_options(*sweep, kDefaultScenario.string());
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -115,11 +147,13 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file);
+    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file, straggler_sweep_gpu);
     if (*validate) return validate_command(runs_file, topologies_dir);
     if (*collective) return run_collective_command(collective_options);
     if (*topo) return run_topo_command(topo_options);
     if (*plan) return run_plan_command(plan_options);
+    if (*goodput) return run_goodput_command(goodput_options);
+    if (*sweep) return run_sweep_command(sweep_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,6 +1,7 @@
 #include "engine.hpp"
 
 #include <fmt/format.h>
+#include <simgrid/Exception.hpp>
 
 #include <cmath>
 #include <deque>
@@ -91,6 +92,28 @@ struct SharedState {
   std::vector<std::vector<TraceSpan>> spans;  // per rank, merged at the end
   std::vector<int64_t> activities;
   std::vector<bool> finished;
+
+  // Who waited for whom (only when asked): a blocking collective cannot end before its last
+  // member arrives, so the others' waits are charged to that member; a pipeline receive's
+  // bubble to its sender.
+  struct Arrivals {
+    int count = 0;
+    double latest_s = 0, sum_s = 0;
+    int latest_rank = -1;
+  };
+  bool record_waits = false;
+  std::vector<std::map<int, Arrivals>> arrivals_by_group;  // [group][k-th collective of the group]
+  std::vector<double> waited_on_s;                         // per rank: others' waiting charged to it
+
+  void arrive(int group, int sequence, int rank, double now_s) {
+    const int size = int(workload.groups[size_t(group)].ranks.size());
+    Arrivals& a = arrivals_by_group[size_t(group)][sequence];
+    if (a.latest_rank < 0 || now_s > a.latest_s) a.latest_s = now_s, a.latest_rank = rank;
+    a.sum_s += now_s;
+    if (++a.count < size) return;
+    waited_on_s[size_t(a.latest_rank)] += size * a.latest_s - a.sum_s;
+    arrivals_by_group[size_t(group)].erase(sequence);
+  }
 };
 
 class RankActor {
@@ -98,6 +121,22 @@ class RankActor {
   RankActor(SharedState& state, int rank) : s_(state), rank_(rank) {}
 
   void operator()() {
+    try {
+      run_tasks();
+    } catch (const simgrid::NetworkFailureException&) {
+      record_stop();  // a link on the way failed: this rank cannot go on
+    } catch (const simgrid::HostFailureException&) {
+      record_stop();
+    }
+  }
+
+ private:
+  void record_stop() {
+    s_.ranks[rank_].finish_s = sg4::Engine::get_clock();
+    s_.activities[rank_] = activities_;
+  }
+
+  void run_tasks() {
     for (const Task& task : s_.workload.ranks[rank_].tasks) {
       switch (task.kind) {
         case TaskKind::compute: run_compute(task); break;
@@ -118,7 +157,6 @@ class RankActor {
     s_.finished[rank_] = true;
   }
 
- private:
   struct GroupEdge {
     sg4::Mailbox* inbox = nullptr;
     sg4::Mailbox* next_inbox = nullptr;
@@ -169,6 +207,7 @@ class RankActor {
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
+    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
     for (const RankPhase& phase : mine.phases) {
       const double phase_start = sg4::Engine::get_clock();
       std::vector<sg4::CommPtr> comms;
@@ -182,7 +221,7 @@ class RankActor {
         comms.push_back(flow_mailbox(task.group, phase.receives[i], rank_)->get_async<char>(&received[i]));
         route_latencies_s.push_back(route_latency_s(phase.receives[i], rank_));
       }
-      sg4::Comm::wait_all(comms);
+      wait_all_or_cancel(comms);
       activities_ += int64_t(phase.sends.size());  // each flow counted once, on its sender
       double transfers_end_s = phase_start;
       for (size_t i = 0; i < comms.size(); ++i)
@@ -196,6 +235,18 @@ class RankActor {
     const double end = sg4::Engine::get_clock();
     if (span == SpanKind::collective) s_.ranks[rank_].communication_s += end - start;
     record(span, task, start, end);
+  }
+
+  // When a failed link or host fails one of the flows, the others are cancelled before the
+  // failure propagates: SimGrid aborts when a comm still running is destroyed.
+  static void wait_all_or_cancel(const std::vector<sg4::CommPtr>& comms) {
+    try {
+      sg4::Comm::wait_all(comms);
+    } catch (const simgrid::Exception&) {
+      for (const sg4::CommPtr& c : comms)
+        if (c->get_state() != sg4::Activity::State::FINISHED) c->cancel();
+      throw;
+    }
   }
 
   // The communication stream: a second actor on this GPU that runs overlapped collectives one
@@ -260,10 +311,16 @@ class RankActor {
     const double posted = sg4::Engine::get_clock();
     char* received = nullptr;
     sg4::CommPtr comm = p2p_mailbox(task.peer, rank_, task.channel)->get_async<char>(&received);
-    comm->wait();
+    try {
+      comm->wait();
+    } catch (const simgrid::Exception&) {
+      comm->cancel();  // a pending comm must not outlive the stack that owns it
+      throw;
+    }
     const double end = sg4::Engine::get_clock();
     const double transfer_start = std::max(posted, std::min(end, comm->get_start_time()));
     s_.ranks[rank_].bubble_s += transfer_start - posted;
+    if (s_.record_waits) s_.waited_on_s[size_t(task.peer)] += transfer_start - posted;
     s_.ranks[rank_].communication_s += end - transfer_start;
     record(SpanKind::bubble, task, posted, transfer_start);
     record(SpanKind::p2p_transfer, task, transfer_start, end);
@@ -275,6 +332,7 @@ class RankActor {
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
   std::map<std::pair<int, int>, double> route_latency_;
+  std::map<int, int> sequence_;  // blocking collectives entered so far, per group
   sg4::ActorPtr stream_actor_;
   sg4::SemaphorePtr stream_queued_, stream_done_;
   std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
@@ -284,22 +342,32 @@ class RankActor {
 }  // namespace
 
 EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const NodeSpec& node, const Workload& workload,
-                        bool record_spans) {
+                        bool record_spans, bool failures_possible, bool record_waits) {
   const int n = int(workload.ranks.size());
   SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
-                    std::vector<bool>(n, false)};
+                    std::vector<bool>(n, false), false, {}, {}};
+  if (record_waits) {
+    state.record_waits = true;
+    state.arrivals_by_group.resize(workload.groups.size());
+    state.waited_on_s.assign(size_t(n), 0.0);
+  }
   for (int rank = 0; rank < n; ++rank)
     sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
   engine.run();
   // SimGrid returns from run() when every actor is blocked; a program that waits for a message
   // nobody sends must not pass for a finished iteration.
-  for (int rank = 0; rank < n; ++rank)
-    if (!state.finished[rank])
+  EngineResult result;
+  for (int rank = 0; rank < n; ++rank) {
+    if (state.finished[rank]) continue;
+    if (!failures_possible)
       throw std::runtime_error(fmt::format("the simulated iteration deadlocked: rank {} never finished its program "
                                            "(a workload whose sends and receives do not match)", rank));
-
-  EngineResult result;
+    result.completed = false;
+    ++result.unfinished_ranks;
+  }
+  result.stopped_s = engine.get_clock();
+  result.waited_on_s = std::move(state.waited_on_s);
   result.ranks = std::move(state.ranks);
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;

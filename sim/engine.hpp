@@ -42,10 +42,21 @@ struct EngineResult {
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
   std::vector<std::string> group_kinds;  // CommGroup::kind of each group, for span labels
+  // False when a failed resource stopped some ranks (their finish_s is when they stopped):
+  // synchronous training cannot finish the iteration.
+  bool completed = true;
+  int unfinished_ranks = 0;
+  double stopped_s = 0;  // the last time any rank made progress
+  // With record_waits: per rank, the seconds other ranks spent waiting for it (the last member
+  // to reach a blocking collective; the sender of a pipeline receive). Empty otherwise.
+  std::vector<double> waited_on_s;
 };
 
 // `node` describes the platform's nodes; collectives are planned from it (collective_plan.hpp).
+// `failures_possible`: resources may be turned off (failure events); ranks left blocked are
+// then reported as an incomplete iteration instead of a deadlock error.
 EngineResult run_engine(simgrid::s4u::Engine& engine, const Platform& platform, const NodeSpec& node,
-                        const Workload& workload, bool record_spans);
+                        const Workload& workload, bool record_spans, bool failures_possible = false,
+                        bool record_waits = false);
 
 }  // namespace dtsim

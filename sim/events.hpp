@@ -8,6 +8,7 @@
 
 namespace dtsim {
 
-void apply_events(const std::vector<Event>& events, Platform& platform);
+// `topology`: the NICs a node failure turns off with its GPUs, and the leaves of the fabric.
+void apply_events(const std::vector<Event>& events, Platform& platform, const TopologySpec& topology);
 
 }  // namespace dtsim

@@ -50,12 +50,50 @@ struct ClusterConfig {
 };
 
 // What-if events. New kinds are new alternatives of Event, applied to the SimGrid
-// platform in events.cpp.
+// platform in events.cpp. Times are simulated seconds from the start of the iteration; a
+// window without end_s lasts to the end.
+constexpr double kForever_s = 1e30;
+
+// A GPU (or with `node` >= 0 every GPU of that node: thermal throttling, a bad host) computing
+// `slowdown` times slower during [start_s, end_s).
 struct StragglerEvent {
-  int gpu = 0;            // global rank
+  int gpu = 0;            // global rank; ignored when node >= 0
   double slowdown = 1.0;  // compute takes `slowdown` times longer
+  double start_s = 0, end_s = kForever_s;
+  int node = -1;
 };
-using Event = std::variant<StragglerEvent>;
+
+// A link at `bandwidth_fraction` of its bandwidth during [start_s, end_s): a degraded NIC or
+// one renegotiated to a lower speed (link: nic, with node and nic), or a GPU's NVLink
+// (link: nvlink, with gpu).
+enum class EventLink { nic, nvlink };
+struct SlowLinkEvent {
+  EventLink link = EventLink::nic;
+  int node = 0, nic = 0, gpu = 0;
+  double bandwidth_fraction = 1.0;
+  double start_s = 0, end_s = kForever_s;
+};
+
+// A resource that stops at at_s: a GPU, a whole node (its GPUs and NICs), one NIC, a GPU's
+// NVLink, or a leaf switch (fat_tree, spine_leaf: the NICs of the nodes under leaf `leaf`;
+// rail_optimized: leaf `leaf` = group * nics + rail, NIC `rail` of the group's nodes).
+// Synchronous training cannot finish the iteration; the report says what failed when.
+enum class FailedResource { gpu, node, nic, nvlink, leaf_switch };
+struct ResourceFailureEvent {
+  FailedResource resource = FailedResource::gpu;
+  int gpu = 0, node = 0, nic = 0, leaf = 0;
+  double at_s = 0;
+};
+
+// Another job's traffic from one node to another at `rate_Bps` during [start_s, end_s), through
+// NIC 0 of each (GPU 0's rail), sharing the links it crosses with this job's flows.
+struct BackgroundTrafficEvent {
+  int from_node = 0, to_node = 0;
+  double rate_Bps = 0;
+  double start_s = 0, end_s = kForever_s;
+};
+
+using Event = std::variant<StragglerEvent, SlowLinkEvent, ResourceFailureEvent, BackgroundTrafficEvent>;
 
 struct Scenario {
   std::string name;

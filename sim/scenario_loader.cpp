@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <tuple>
 #include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -210,16 +211,81 @@ void check_device(const Scenario& s, const Fail& fail) {
        to_string(precision));
 }
 
-void check_events(const Scenario& s, const Fail& fail) {
-  for (size_t i = 0; i < s.events.size(); ++i) {
-    const std::string path = fmt::format("events[{}]", i);
-    const auto* straggler = std::get_if<StragglerEvent>(&s.events[i]);
-    if (!straggler) continue;
-    if (straggler->gpu < 0 || straggler->gpu >= s.gpu_count())
-      fail(path + ".gpu", fmt::format("a GPU rank in [0, {})", s.gpu_count()), std::to_string(straggler->gpu));
-    if (!(straggler->slowdown >= 1))  // also rejects NaN
-      fail(path + ".slowdown", "a number >= 1 (1 = normal speed)", fmt::format("{}", straggler->slowdown));
+// Leaf switches of the cluster's fabric: one per nodes_per_leaf nodes, times the rails.
+int leaf_switches(const Scenario& s) {
+  const FabricSpec& fabric = s.cluster.topology.fabric;
+  const int groups = (s.cluster.nodes + fabric.nodes_per_leaf - 1) / fabric.nodes_per_leaf;
+  return fabric.kind == FabricKind::rail_optimized ? groups * s.cluster.topology.node.nics : groups;
+}
+
+// Event targets must exist, factors make sense and windows are ordered.
+class EventChecker {
+ public:
+  EventChecker(const Scenario& s, const Fail& fail, std::string path)
+      : s_(s), fail_(fail), path_(std::move(path)), nodes_(s.cluster.nodes) {}
+
+  void operator()(const StragglerEvent& e) const {
+    if (e.node >= 0) in_range("node", e.node, nodes_, "a node index");
+    else in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
+    if (!(e.slowdown >= 1)) fail_(path_ + ".slowdown", "a number >= 1 (1 = normal speed)", fmt::format("{}", e.slowdown));
+    window(e.start_s, e.end_s);
   }
+  void operator()(const SlowLinkEvent& e) const {
+    if (e.link == EventLink::nic) {
+      in_range("node", e.node, nodes_, "a node index");
+      in_range("nic", e.nic, s_.cluster.topology.node.nics, "a NIC index");
+    } else {
+      in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
+    }
+    if (!(e.bandwidth_fraction > 0 && e.bandwidth_fraction <= 1))
+      fail_(path_ + ".bandwidth_fraction", "a number in (0, 1] (1 = full speed; a dead link is a failure event)",
+            fmt::format("{}", e.bandwidth_fraction));
+    window(e.start_s, e.end_s);
+  }
+  void operator()(const ResourceFailureEvent& e) const {
+    switch (e.resource) {
+      case FailedResource::gpu:
+      case FailedResource::nvlink: in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank"); break;
+      case FailedResource::node: in_range("node", e.node, nodes_, "a node index"); break;
+      case FailedResource::nic:
+        in_range("node", e.node, nodes_, "a node index");
+        in_range("nic", e.nic, s_.cluster.topology.node.nics, "a NIC index");
+        break;
+      case FailedResource::leaf_switch: {
+        const FabricSpec& fabric = s_.cluster.topology.fabric;
+        if (fabric.kind == FabricKind::dragonfly || fabric.kind == FabricKind::torus)
+          fail_(path_ + ".resource", "a failure a fat_tree, spine_leaf or rail_optimized fabric has (leaf_switch)",
+                to_string(fabric.kind));
+        in_range("leaf", e.leaf, leaf_switches(s_), "a leaf switch index");
+        break;
+      }
+    }
+    if (!(e.at_s >= 0)) fail_(path_ + ".at_s", "a time >= 0 s", fmt::format("{}", e.at_s));
+  }
+  void operator()(const BackgroundTrafficEvent& e) const {
+    in_range("from_node", e.from_node, nodes_, "a node index");
+    in_range("to_node", e.to_node, nodes_, "a node index");
+    if (e.from_node == e.to_node) fail_(path_ + ".to_node", "a node other than from_node", std::to_string(e.to_node));
+    if (!(e.rate_Bps > 0)) fail_(path_ + ".rate_GBps", "a rate > 0", fmt::format("{}", e.rate_Bps / 1e9));
+    window(e.start_s, e.end_s);
+  }
+
+ private:
+  void in_range(const std::string& key, int value, int count, const std::string& what) const {
+    if (value < 0 || value >= count) fail_(path_ + "." + key, fmt::format("{} in [0, {})", what, count), std::to_string(value));
+  }
+  void window(double start_s, double end_s) const {
+    if (!(start_s >= 0)) fail_(path_ + ".start_s", "a time >= 0 s", fmt::format("{}", start_s));
+    if (!(end_s > start_s)) fail_(path_ + ".end_s", fmt::format("a time after start_s ({} s)", start_s), fmt::format("{}", end_s));
+  }
+  const Scenario& s_;
+  const Fail& fail_;
+  std::string path_;
+  int nodes_;
+};
+
+void check_events(const Scenario& s, const Fail& fail) {
+  for (size_t i = 0; i < s.events.size(); ++i) std::visit(EventChecker(s, fail, fmt::format("events[{}]", i)), s.events[i]);
 }
 
 void check_consistency(const Scenario& s, const Fail& fail) {
@@ -432,19 +498,80 @@ ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
   return c;
 }
 
+// [start_s, end_s): both optional (0 and the end of the iteration).
+std::pair<double, double> read_window(const YamlFields& f, const YAML::Node& event, const std::string& path) {
+  const double start = f.has(event, "start_s") ? finite_number(f, event, path, "start_s") : 0.0;
+  const double end = f.has(event, "end_s") ? finite_number(f, event, path, "end_s") : kForever_s;
+  return {start, end};
+}
+
+Event read_event(const YamlFields& f, const YAML::Node& event, const std::string& path) {
+  const std::string type =
+      f.choice(event, path, "type", {"straggler", "slow_node", "slow_link", "failure", "background_traffic"});
+  if (type == "straggler" || type == "slow_node") {
+    const bool node = type == "slow_node";
+    f.require_known_keys(event, path, {"type", node ? "node" : "gpu", "slowdown", "start_s", "end_s"});
+    StragglerEvent e;
+    (node ? e.node : e.gpu) = non_negative_int(f, event, path, node ? "node" : "gpu");
+    e.slowdown = finite_number(f, event, path, "slowdown");
+    std::tie(e.start_s, e.end_s) = read_window(f, event, path);
+    return e;
+  }
+  if (type == "slow_link") {
+    SlowLinkEvent e;
+    e.link = f.choice(event, path, "link", {"nic", "nvlink"}) == "nic" ? EventLink::nic : EventLink::nvlink;
+    if (e.link == EventLink::nic) {
+      f.require_known_keys(event, path, {"type", "link", "node", "nic", "bandwidth_fraction", "start_s", "end_s"});
+      e.node = non_negative_int(f, event, path, "node");
+      e.nic = non_negative_int(f, event, path, "nic");
+    } else {
+      f.require_known_keys(event, path, {"type", "link", "gpu", "bandwidth_fraction", "start_s", "end_s"});
+      e.gpu = non_negative_int(f, event, path, "gpu");
+    }
+    e.bandwidth_fraction = finite_number(f, event, path, "bandwidth_fraction");
+    std::tie(e.start_s, e.end_s) = read_window(f, event, path);
+    return e;
+  }
+  if (type == "failure") {
+    ResourceFailureEvent e;
+    const std::string resource = f.choice(event, path, "resource", {"gpu", "node", "nic", "nvlink", "leaf_switch"});
+    e.resource = resource == "gpu"      ? FailedResource::gpu
+                 : resource == "node"   ? FailedResource::node
+                 : resource == "nic"    ? FailedResource::nic
+                 : resource == "nvlink" ? FailedResource::nvlink
+                                        : FailedResource::leaf_switch;
+    if (e.resource == FailedResource::leaf_switch) {
+      f.require_known_keys(event, path, {"type", "resource", "leaf", "at_s"});
+      e.leaf = non_negative_int(f, event, path, "leaf");
+    } else if (e.resource == FailedResource::nic) {
+      f.require_known_keys(event, path, {"type", "resource", "node", "nic", "at_s"});
+      e.node = non_negative_int(f, event, path, "node");
+      e.nic = non_negative_int(f, event, path, "nic");
+    } else if (e.resource == FailedResource::node) {
+      f.require_known_keys(event, path, {"type", "resource", "node", "at_s"});
+      e.node = non_negative_int(f, event, path, "node");
+    } else {
+      f.require_known_keys(event, path, {"type", "resource", "gpu", "at_s"});
+      e.gpu = non_negative_int(f, event, path, "gpu");
+    }
+    e.at_s = finite_number(f, event, path, "at_s");
+    return e;
+  }
+  f.require_known_keys(event, path, {"type", "from_node", "to_node", "rate_GBps", "start_s", "end_s"});
+  BackgroundTrafficEvent e;
+  e.from_node = non_negative_int(f, event, path, "from_node");
+  e.to_node = non_negative_int(f, event, path, "to_node");
+  e.rate_Bps = finite_number(f, event, path, "rate_GBps") * 1e9;
+  std::tie(e.start_s, e.end_s) = read_window(f, event, path);
+  return e;
+}
+
 std::vector<Event> read_events(const YamlFields& f, const YAML::Node& root) {
   std::vector<Event> events;
   if (!f.has(root, "events")) return events;
   const YAML::Node list = root["events"];
   if (!list.IsSequence()) f.fail(list, "events", "a list", YamlFields::describe(list));
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string path = fmt::format("events[{}]", i);
-    const YAML::Node event = list[i];
-    f.require_known_keys(event, path, {"type", "gpu", "slowdown"});
-    f.choice(event, path, "type", {"straggler"});
-    const int gpu = non_negative_int(f, event, path, "gpu");
-    events.push_back(StragglerEvent{gpu, finite_number(f, event, path, "slowdown")});
-  }
+  for (size_t i = 0; i < list.size(); ++i) events.push_back(read_event(f, list[i], fmt::format("events[{}]", i)));
   return events;
 }
 

@@ -1,0 +1,335 @@
+#include "goodput_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "atomic_file.hpp"
+#include "goodput_setup.hpp"
+#include "input_error.hpp"
+#include "memory_model.hpp"
+#include "reliability_config.hpp"
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+
+namespace dtsim {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kExitOutOfMemory = 3;
+constexpr double kDay_s = 86400, kHour_s = 3600;
+
+[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, flag, expected, found});
+}
+
+double number_flag(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0)
+    flag_error(flag, "a number > 0", "'" + text + "'");
+  return v;
+}
+
+long integer_flag(const std::string& flag, const std::string& text, long minimum, long maximum) {
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stol(text) < minimum || std::stol(text) > maximum)
+    flag_error(flag, fmt::format("an integer from {} to {}", minimum, maximum), "'" + text + "'");
+  return std::stol(text);
+}
+
+// The flags that change the scenario's reliability section.
+void apply_flags(const GoodputOptions& o, ReliabilityConfig& c) {
+  const int given = !o.iterations.empty() + !o.tokens.empty() + !o.days.empty();
+  if (given > 1) flag_error("--iterations/--tokens/--days", "at most one of them", fmt::format("{} of them", given));
+  if (given == 1) c.training = TrainingLength{};
+  if (!o.iterations.empty()) c.training.iterations = number_flag("--iterations", o.iterations);
+  if (!o.tokens.empty()) c.training.tokens = number_flag("--tokens", o.tokens);
+  if (!o.days.empty()) c.training.days = number_flag("--days", o.days);
+  if (o.interval == "auto") c.checkpoint.interval_s.reset();
+  else if (!o.interval.empty()) c.checkpoint.interval_s = number_flag("--interval", o.interval);
+}
+
+std::vector<RecoveryStrategy> strategies_of(const std::string& flag) {
+  if (flag == "all") return {RecoveryStrategy::wait_for_repair, RecoveryStrategy::spare_nodes, RecoveryStrategy::elastic};
+  try {
+    return {recovery_strategy_from(flag)};
+  } catch (const std::invalid_argument&) {
+    flag_error("--strategy", "one of [wait_for_repair, spare_nodes, elastic, all]", "'" + flag + "'");
+  }
+}
+
+std::string hours(double mtbf_hours) { return std::isinf(mtbf_hours) ? "never" : fmt::format("{:.0f}", mtbf_hours); }
+std::string per_day(double rate_per_s) { return fmt::format("{:.3f}", rate_per_s * kDay_s); }
+std::string cluster_mtbf_hours(double rate_per_s) {
+  return rate_per_s > 0 ? fmt::format("{:.1f}", 1 / rate_per_s / kHour_s) : "never";
+}
+std::string days(double s) { return std::isfinite(s) ? fmt::format("{:.2f}", s / kDay_s) : "inf"; }
+std::string percent(double f) { return fmt::format("{:.2f}", 100 * f); }
+
+struct StrategyResult {
+  RecoveryStrategy strategy;
+  MonteCarloResult mc;
+};
+
+void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, double simulation_wall_s) {
+  const ParallelismConfig& p = s.parallelism;
+  out << fmt::format("scenario     {}: {} on {} {} ({} nodes; tp {} cp {} pp {} dp {})\n", s.name, s.model.name, g.gpus,
+                     s.cluster.gpu, g.nodes, p.tp, p.cp, p.pp, p.dp);
+  out << fmt::format("iteration    {:.3f} s (simulated, {:.1f} s wall)\n", g.iteration_s, simulation_wall_s);
+  out << fmt::format("training     {:.0f} iterations ({}), {:.2f} days of failure-free compute\n", g.iterations,
+                     g.training_source, g.problem.work_s / kDay_s);
+  out << "\nfailure rates (MTBF per unit: Llama 3 405B pre-training defaults, see README; reliability.mtbf_hours)\n";
+  out << fmt::format("  {:<10} {:>7} {:>13} {:>15} {:>13}  {}\n", "component", "units", "MTBF/unit h", "cluster MTBF h",
+                     "failures/day", "after a failure");
+  for (const FailureClass& c : g.problem.failures)
+    out << fmt::format("  {:<10} {:>7.0f} {:>13} {:>15} {:>13}  {}\n", c.name, c.units, hours(c.mtbf_hours),
+                       cluster_mtbf_hours(c.rate_per_s()), per_day(c.rate_per_s()),
+                       c.takes_node_out ? "node out until repaired" : "restart");
+  const double rate = g.problem.failure_rate_per_s();
+  out << fmt::format("  {:<10} {:>7} {:>13} {:>15} {:>13}\n", "all", "", "", cluster_mtbf_hours(rate), per_day(rate));
+  out << fmt::format("\ncheckpoint   {:.1f} GB ({}); write δ {:.1f} s at {:.0f} GB/s, reload {:.1f} s at {:.0f} GB/s "
+                     "(min(nodes x per node, storage))\n",
+                     g.checkpoint_bytes / 1e9, g.checkpoint_size_source, g.write_s, g.write_Bps / 1e9, g.reload_s,
+                     g.read_Bps / 1e9);
+  out << fmt::format("restart      {:.0f} s + reload {:.1f} s = R {:.1f} s per failure\n", g.restart_s, g.reload_s,
+                     g.problem.recovery_s);
+  out << fmt::format("intervals    Young sqrt(2δ/λ) {:.0f} s, Daly sqrt(2δM)-δ {:.0f} s, closed-form optimum {:.0f} s; "
+                     "used {:.0f} s = {:.0f} iterations{}\n",
+                     young_interval_s(g.write_s, rate), daly_interval_s(g.write_s, rate),
+                     optimal_interval_s(g.write_s, rate), g.interval_s, g.interval_s / g.iteration_s,
+                     g.interval_auto ? " (auto: the optimum in whole iterations)" : "");
+  out << fmt::format("recovery     repair {:.1f} h; spare_nodes: {} spares, swap {:.0f} s; elastic: {} data-parallel "
+                     "replicas, {} lost per node failure, iterations dp/(dp - lost) slower until it rejoins\n",
+                     g.recovery.repair_s / kHour_s, g.recovery.spares, g.recovery.swap_s, g.recovery.dp,
+                     g.recovery.replicas_per_node_failure);
+}
+
+void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vector<StrategyResult>& results, int runs,
+                       uint64_t seed) {
+  out << fmt::format("\nMonte Carlo  {} runs, seed {}, checkpoint every {:.0f} s of training\n", runs, seed, g.interval_s);
+  std::string header = fmt::format("  {:<24}", "");
+  for (const StrategyResult& r : results) header += fmt::format(" {:>16}", to_string(r.strategy));
+  out << header << fmt::format(" {:>16}\n", "closed form*");
+  const ClosedFormRun closed = closed_form_run(g.problem, g.interval_s);
+  const double closed_wall = closed.wall_s;
+  auto row = [&](const std::string& label, auto value, const std::string& closed_text) {
+    std::string line = fmt::format("  {:<24}", label);
+    for (const StrategyResult& r : results) line += fmt::format(" {:>16}", value(r.mc));
+    out << line << fmt::format(" {:>16}\n", closed_text);
+  };
+  using M = MonteCarloResult;
+  auto h = [](double s) { return fmt::format("{:.1f}", s / kHour_s); };
+  // Unfinished runs stopped early: their times are lower bounds, the goodput an upper bound.
+  auto bound = [](const M& m, const char* sign) { return std::string(m.unfinished > 0 ? sign : ""); };
+  row("wall-clock days, mean", [&](const M& m) { return bound(m, ">") + days(m.mean_wall_s); }, days(closed_wall));
+  row("wall-clock days, p90", [&](const M& m) { return bound(m, ">") + days(m.p90_wall_s); }, "");
+  row("goodput %", [&](const M& m) { return bound(m, "<") + percent(m.goodput); },
+      percent(closed_form_goodput(g.problem, g.interval_s)));
+  row("lost work h", [&](const M& m) { return h(m.mean_lost_s); }, h(closed.lost_s));
+  row("failures", [](const M& m) { return fmt::format("{:.1f}", m.mean_failures); },
+      fmt::format("{:.1f}", g.problem.failure_rate_per_s() * closed_wall));
+  row("restarts", [](const M& m) { return fmt::format("{:.1f}", m.mean_restarts); }, "");
+  row("checkpoint writing h", [&](const M& m) { return h(m.mean_checkpoint_s); }, h(closed.checkpoint_s));
+  row("restarting h", [&](const M& m) { return h(m.mean_restart_s); }, h(closed.recovery_s));
+  row("waiting h", [&](const M& m) { return h(m.mean_wait_s); }, h(0));
+  row("computing h", [&](const M& m) { return h(m.mean_compute_s); }, h(closed.compute_s));
+  for (const StrategyResult& r : results)
+    if (r.mc.unfinished > 0)
+      out << fmt::format("  {}: {} of {} runs stopped unfinished (past 100 x the failure-free time or a million failures)"
+                         "{}\n",
+                         to_string(r.strategy), r.mc.unfinished, r.mc.runs,
+                         r.mc.runs == 1 ? "; the first run did, so the others were not run" : "");
+  out << "  * closed form: every failure costs the time since the last checkpoint plus R, failures during R\n"
+         "    restart it (unlimited spares swapped in at no cost); mean wall = W / goodput\n";
+}
+
+void print_sweep(std::ostream& out, const GoodputSetup& g, const IntervalSweep& sweep, RecoveryStrategy strategy,
+                 const MonteCarloResult& young_mc, const MonteCarloResult& daly_mc, int runs) {
+  auto mc_percent = [](const MonteCarloResult& m) { return (m.unfinished > 0 ? "<" : "") + percent(m.goodput); };
+  out << fmt::format("\ninterval sweep ({}, {} runs per interval, the same failures at every interval)\n",
+                     to_string(strategy), runs);
+  out << fmt::format("  {:>12} {:>11} {:>14} {:>14}\n", "interval s", "iterations", "closed form %", "Monte Carlo %");
+  for (size_t i = 0; i < sweep.points.size(); ++i) {
+    const SweepPoint& p = sweep.points[i];
+    out << fmt::format("  {:>12.0f} {:>11.1f} {:>14} {:>14}{}\n", p.interval_s, p.interval_s / g.iteration_s,
+                       percent(p.closed_form_goodput),
+                       (p.monte_carlo_finished ? "" : "<") + percent(p.monte_carlo_goodput),
+                       int(i) == sweep.best_monte_carlo ? "  <- best Monte Carlo" : "");
+  }
+  const std::string best =
+      sweep.best_monte_carlo < 0
+          ? "none (no interval's runs all finished)"
+          : fmt::format("{:.0f} s ({}%)", sweep.points[sweep.best_monte_carlo].interval_s,
+                        percent(sweep.points[sweep.best_monte_carlo].monte_carlo_goodput));
+  out << fmt::format("best interval  Monte Carlo {}, closed-form optimum {:.0f} s ({}%), Young {:.0f} s "
+                     "({}% closed form, {}% Monte Carlo), Daly {:.0f} s ({}%, {}%)\n",
+                     best, sweep.optimal_interval_s,
+                     percent(sweep.optimal_goodput), sweep.young_interval_s,
+                     percent(closed_form_goodput(g.problem, sweep.young_interval_s)), mc_percent(young_mc),
+                     sweep.daly_interval_s, percent(closed_form_goodput(g.problem, sweep.daly_interval_s)),
+                     mc_percent(daly_mc));
+}
+
+json monte_carlo_json(const MonteCarloResult& m) {
+  return {{"runs", m.runs},
+          {"unfinished", m.unfinished},
+          {"mean_wall_s", m.mean_wall_s},
+          {"p90_wall_s", m.p90_wall_s},
+          {"stderr_wall_s", m.stderr_wall_s},
+          {"goodput", m.goodput},
+          {"mean_compute_s", m.mean_compute_s},
+          {"mean_checkpoint_s", m.mean_checkpoint_s},
+          {"mean_lost_s", m.mean_lost_s},
+          {"mean_restart_s", m.mean_restart_s},
+          {"mean_wait_s", m.mean_wait_s},
+          {"mean_failures", m.mean_failures},
+          {"mean_restarts", m.mean_restarts},
+          {"mean_checkpoints", m.mean_checkpoints}};
+}
+
+json setup_json(const Scenario& s, const GoodputSetup& g) {
+  json classes = json::array();
+  for (const FailureClass& c : g.problem.failures)
+    classes.push_back({{"name", c.name},
+                       {"units", c.units},
+                       {"mtbf_hours", std::isinf(c.mtbf_hours) ? json(nullptr) : json(c.mtbf_hours)},
+                       {"takes_node_out", c.takes_node_out},
+                       {"failures_per_day", c.rate_per_s() * kDay_s}});
+  const double rate = g.problem.failure_rate_per_s();
+  auto finite = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"scenario", s.name},
+          {"iteration_s", g.iteration_s},
+          {"iterations", g.iterations},
+          {"training_source", g.training_source},
+          {"work_s", g.problem.work_s},
+          {"nodes", g.nodes},
+          {"gpus", g.gpus},
+          {"switches", g.switches},
+          {"failure_classes", classes},
+          {"failures_per_day", rate * kDay_s},
+          {"checkpoint_bytes", g.checkpoint_bytes},
+          {"checkpoint_write_s", g.write_s},
+          {"reload_s", g.reload_s},
+          {"restart_s", g.restart_s},
+          {"recovery_s", g.problem.recovery_s},
+          {"interval_s", g.interval_s},
+          {"interval_auto", g.interval_auto},
+          {"young_interval_s", finite(young_interval_s(g.write_s, rate))},
+          {"daly_interval_s", finite(daly_interval_s(g.write_s, rate))},
+          {"optimal_interval_s", finite(optimal_interval_s(g.write_s, rate))},
+          {"closed_form_wall_s", finite(closed_form_wall_s(g.problem, g.interval_s))},
+          {"closed_form_lost_s", finite(closed_form_run(g.problem, g.interval_s).lost_s)},
+          {"closed_form_recovery_s", finite(closed_form_run(g.problem, g.interval_s).recovery_s)},
+          {"closed_form_goodput", closed_form_goodput(g.problem, g.interval_s)},
+          {"repair_s", g.recovery.repair_s},
+          {"spares", g.recovery.spares},
+          {"swap_s", g.recovery.swap_s},
+          {"dp", g.recovery.dp},
+          {"replicas_per_node_failure", g.recovery.replicas_per_node_failure}};
+}
+
+}  // namespace
+
+GoodputOptions& add_goodput_options(CLI::App& command, const std::string& default_scenario) {
+  static GoodputOptions o;
+  o.scenario = default_scenario;
+  command.add_option("scenario", o.scenario, "scenario YAML, optionally with a reliability: section (default: "
+                                             "scenarios/gpt3-175b-1024-a100.yaml)");
+  command.add_option("--iterations", o.iterations, "training length in iterations");
+  command.add_option("--tokens", o.tokens, "training length in tokens");
+  command.add_option("--days", o.days, "training length in days of failure-free compute");
+  command.add_option("--runs", o.runs, "Monte Carlo runs (default 1000)");
+  command.add_option("--seed", o.seed, "Monte Carlo seed (default 1)");
+  command.add_option("--interval", o.interval, "checkpoint interval in seconds of training, or auto");
+  command.add_option("--strategy", o.strategy, "wait_for_repair | spare_nodes | elastic | all (default all)");
+  command.add_option("--sweep-points", o.sweep_points, "checkpoint intervals in the sweep (default 17; 0: no sweep)");
+  command.add_option("--json", o.json_file, "also write the figures as JSON to this file");
+  return o;
+}
+
+int run_goodput_command(const GoodputOptions& options) {
+  // Everything that can be checked before the simulation is.
+  const int runs = int(integer_flag("--runs", options.runs, 1, 10'000'000));
+  const uint64_t seed = uint64_t(integer_flag("--seed", options.seed, 0, 999'999'999'999));
+  const int sweep_points = int(integer_flag("--sweep-points", options.sweep_points, 0, 1000));
+  const std::vector<RecoveryStrategy> strategies = strategies_of(options.strategy);
+  if (!options.json_file.empty()) {
+    const std::filesystem::path folder = std::filesystem::path(options.json_file).parent_path();
+    if (!std::filesystem::is_directory(folder.empty() ? "." : folder))
+      flag_error("--json", "a writable file path", options.json_file);
+  }
+  const Scenario scenario = load_scenario(options.scenario);
+  ReliabilityConfig config = load_reliability_config(options.scenario);
+  apply_flags(options, config);
+
+  const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
+  if (!memory.fits()) {
+    std::cout << fmt::format("out of memory: {} needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB\n",
+                             scenario.name, memory.total_bytes / 1e9, memory.stage, scenario.cluster.gpu,
+                             memory.capacity_bytes / 1e9)
+              << format_memory(memory);
+    return kExitOutOfMemory;
+  }
+  const SimulationResult simulated = simulate(scenario);
+  if (!simulated.engine.completed)  // a failure event of the scenario stopped the iteration
+    throw InputError({options.scenario, 0, "events", "events that let one iteration finish (goodput needs its time)",
+                      fmt::format("{} ranks stopped", simulated.engine.unfinished_ranks)});
+  const GoodputSetup setup = make_goodput_setup(scenario, config, simulated.engine.iteration_s);
+  print_setup(std::cout, scenario, setup, simulated.simulation_wall_s + simulated.platform_build_wall_s);
+
+  std::vector<StrategyResult> results;
+  for (RecoveryStrategy strategy : strategies) {
+    RecoveryModel recovery = setup.recovery;
+    recovery.strategy = strategy;
+    results.push_back({strategy, monte_carlo(setup.problem, recovery, setup.interval_s, runs, seed)});
+  }
+  print_monte_carlo(std::cout, setup, results, runs, seed);
+
+  json out = {{"setup", setup_json(scenario, setup)}, {"seed", seed}, {"monte_carlo", json::object()}};
+  for (const StrategyResult& r : results) out["monte_carlo"][to_string(r.strategy)] = monte_carlo_json(r.mc);
+
+  // The sweep: the one strategy asked for, else the scenario's; a log grid over 1/8 to 8 times
+  // the closed-form optimum (pointless without failures).
+  const double rate = setup.problem.failure_rate_per_s();
+  const double optimum_s = optimal_interval_s(setup.write_s, rate);
+  if (sweep_points > 0 && rate > 0 && std::isfinite(optimum_s) && optimum_s > 0) {
+    RecoveryModel recovery = setup.recovery;
+    if (strategies.size() == 1) recovery.strategy = strategies.front();
+    const IntervalSweep sweep =
+        sweep_intervals(setup.problem, recovery, optimum_s / 8, optimum_s * 8, sweep_points, runs, seed);
+    const MonteCarloResult young_mc = monte_carlo(setup.problem, recovery, sweep.young_interval_s, runs, seed);
+    const MonteCarloResult daly_mc = monte_carlo(setup.problem, recovery, sweep.daly_interval_s, runs, seed);
+    print_sweep(std::cout, setup, sweep, recovery.strategy, young_mc, daly_mc, runs);
+    json points = json::array();
+    for (const SweepPoint& p : sweep.points)
+      points.push_back({{"interval_s", p.interval_s},
+                        {"closed_form_goodput", p.closed_form_goodput},
+                        {"monte_carlo_goodput", p.monte_carlo_goodput},
+                        {"monte_carlo_finished", p.monte_carlo_finished}});
+    out["sweep"] = {{"strategy", to_string(recovery.strategy)},
+                    {"points", points},
+                    {"best_monte_carlo_interval_s", sweep.best_monte_carlo < 0 ? json(nullptr)
+                                                    : json(sweep.points[sweep.best_monte_carlo].interval_s)},
+                    {"optimal_interval_s", sweep.optimal_interval_s},
+                    {"optimal_goodput", sweep.optimal_goodput},
+                    {"young_interval_s", sweep.young_interval_s},
+                    {"young_monte_carlo_goodput", young_mc.goodput},
+                    {"daly_interval_s", sweep.daly_interval_s},
+                    {"daly_monte_carlo_goodput", daly_mc.goodput}};
+  }
+  if (!options.json_file.empty()) {
+    if (!write_file_atomically(options.json_file, out.dump(2) + "\n"))
+      flag_error("--json", "a writable file path", options.json_file);
+    std::cout << fmt::format("written to {}\n", options.json_file);
+  }
+  return 0;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,31 @@
+#pragma once
+// `dtsim goodput [SCENARIO]`: failures and checkpoints over a whole training run. Simulates one
+// iteration, then models failures by component (Llama 3 fleet rates unless the scenario's
+// `reliability:` section says otherwise), checkpoint and restart costs, and the three recovery
+// strategies with a Monte Carlo over failure times; compares checkpoint intervals with the closed
+// form and Young/Daly (sim/goodput_model.hpp, sim/goodput_monte_carlo.hpp).
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace dtsim {
+
+// Flags as written; run_goodput_command checks them (an InputError names the flag).
+struct GoodputOptions {
+  std::string scenario;
+  std::string iterations, tokens, days;  // at most one; none: the scenario's reliability.training
+  std::string runs = "1000";
+  std::string seed = "1";
+  std::string interval;                  // seconds or "auto"; empty: the scenario's
+  std::string strategy = "all";          // wait_for_repair | spare_nodes | elastic | all
+  std::string sweep_points = "17";       // intervals in the sweep; 0: no sweep
+  std::string json_file;
+};
+
+// Returns the options object the parsed flags are written into (owned by the command);
+// `default_scenario` is used when no SCENARIO is given.
+GoodputOptions& add_goodput_options(CLI::App& command, const std::string& default_scenario);
+// Exit code: 0, or 3 when the scenario does not fit in GPU memory (as `dtsim run`).
+int run_goodput_command(const GoodputOptions& options);
+
+}  // namespace dtsim

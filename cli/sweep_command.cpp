@@ -1,0 +1,211 @@
+#include "sweep_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "atomic_file.hpp"
+#include "input_error.hpp"
+#include "planner.hpp"
+#include "scenario_loader.hpp"
+#include "sweep.hpp"
+
+#ifdef DTSIM_WITH_PLOT
+#include "line_chart.hpp"
+#endif
+
+namespace dtsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, flag, expected, found});
+}
+
+double tokens_flag(const std::string& text) {
+  size_t used = 0;
+  double tokens = 0;
+  try {
+    tokens = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(tokens) || !(tokens > 0))
+    flag_error("--tokens", "a number of tokens > 0 (e.g. 300e9)", "'" + text + "'");
+  return tokens;
+}
+
+struct PlotSize {
+  int width_px = 0, height_px = 0;
+};
+
+PlotSize plot_size_flag(const std::string& text) {
+  const std::string expected = "WIDTHxHEIGHT in pixels, each 100 to 10000 (e.g. 1000x1100)";
+  const size_t x = text.find('x');
+  auto number = [&](const std::string& part) {
+    if (part.empty() || part.size() > 5 || part.find_first_not_of("0123456789") != std::string::npos)
+      flag_error("--plot-size", expected, "'" + text + "'");
+    const int n = std::stoi(part);
+    if (n < 100 || n > 10000) flag_error("--plot-size", expected, "'" + text + "'");
+    return n;
+  };
+  if (x == std::string::npos) flag_error("--plot-size", expected, "'" + text + "'");
+  return {number(text.substr(0, x)), number(text.substr(x + 1))};
+}
+
+// Caught before a long sweep; the write itself is checked again afterwards.
+void check_output_path(const std::string& flag, const std::string& file) {
+  if (file.empty()) return;
+  const fs::path folder = fs::path(file).parent_path();
+  if (!fs::is_directory(folder.empty() ? fs::path(".") : folder) || fs::is_directory(file))
+    flag_error(flag, "a writable file path", file);
+}
+
+void write_output(const std::string& flag, const std::string& file, const std::string& content) {
+  if (!write_file_atomically(file, content)) flag_error(flag, "a writable file path", file);
+  std::cout << fmt::format("{} written to {}\n", flag.substr(2), file);
+}
+
+SweepRequest request_from(const SweepOptions& o) {
+  SweepRequest r;
+  r.scenario_file = o.scenario;
+  if (!o.gpus.empty() && !o.field.empty())
+    flag_error("--gpus", "either --gpus LIST or --field PATH --values LIST, not both", "both");
+  if (o.gpus.empty() && o.field.empty())
+    flag_error("--gpus", "--gpus LIST or --field PATH --values LIST", "neither");
+  if (!o.gpus.empty() && !o.values.empty()) flag_error("--values", "--values only with --field", "--values with --gpus");
+  if (!o.field.empty() && o.values.empty()) flag_error("--values", "a list of values for --field " + o.field, "none");
+  r.tokens = tokens_flag(o.tokens);
+  if (!o.gpus.empty()) {
+    // Whole nodes: a range keeps the powers of two that are multiples of the GPUs per node.
+    const int gpus_per_node = load_scenario(r.scenario_file).cluster.topology.node.gpus;
+    r.gpu_counts = parse_gpu_counts("--gpus", o.gpus, gpus_per_node);
+  } else {
+    r.field = o.field;
+    r.values = parse_sweep_values("--values", o.values);
+  }
+  return r;
+}
+
+#ifdef DTSIM_WITH_PLOT
+
+// Numbers when every value is one, else nullopt.
+std::optional<std::vector<double>> numeric_values(const std::vector<SweepPoint>& points) {
+  std::vector<double> xs;
+  for (const SweepPoint& p : points) {
+    size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(p.value, &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (used != p.value.size() || !std::isfinite(x)) return std::nullopt;
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+bool powers_of_two(const std::vector<double>& xs) {
+  for (double x : xs)
+    if (!(x >= 1) || std::exp2(std::round(std::log2(x))) != x) return false;
+  return true;
+}
+
+plot::LineChart chart_of(const SweepResult& r, PlotSize size) {
+  plot::LineChart c;
+  c.width_px = size.width_px;
+  c.height_px = size.height_px;
+  c.title = r.gpu_sweep ? fmt::format("{}: scaling over GPU count", r.scenario)
+                        : fmt::format("{}: sweep of {}", r.scenario, r.swept);
+  const std::optional<std::vector<double>> xs = numeric_values(r.points);
+  if (r.gpu_sweep || (xs && powers_of_two(*xs))) {
+    c.x_scale = plot::XScale::log2;
+  } else {
+    c.x_scale = xs ? plot::XScale::linear : plot::XScale::categorical;
+  }
+  if (xs) c.x = *xs;
+  c.x_label = (r.gpu_sweep ? std::string("GPUs") : r.swept) + (c.x_scale == plot::XScale::log2 ? " (log2 scale)" : "");
+  plot::Panel throughput{"Throughput", "tokens/s", {}};
+  plot::Panel mfu{"Model FLOPs utilisation", "MFU %", {}};
+  plot::Panel days{"Time to train " + format_token_count(r.tokens) + " tokens", "days", {}};
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  for (const SweepPoint& p : r.points) {
+    c.x_labels.push_back(p.value);
+    c.x_notes.push_back(p.simulated() ? "" : p.status == SweepStatus::out_of_memory ? "out of memory" : to_string(p.status));
+    throughput.y.push_back(p.simulated() ? p.tokens_per_s : none);
+    mfu.y.push_back(p.simulated() ? 100 * p.mfu : none);
+    days.y.push_back(p.simulated() ? p.time_to_train_s / 86400 : none);
+  }
+  c.panels = {throughput, mfu, days};
+  return c;
+}
+
+#endif
+
+}  // namespace
+
+bool sweep_plots_available() {
+#ifdef DTSIM_WITH_PLOT
+  return true;
+#else
+  return false;
+#endif
+}
+
+SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_scenario) {
+  static SweepOptions o;
+  o.scenario = default_scenario;
+  command.add_option("scenario", o.scenario, "scenario YAML (default: scenarios/gpt3-175b-1024-a100.yaml)");
+  command.add_option("--gpus", o.gpus,
+                     "GPU counts: a list 64,128,256 or a range 64-1024 (its powers of two); cluster.nodes and "
+                     "parallelism.dp follow, the global batch is kept");
+  command.add_option("--field", o.field, "sweep this dotted scenario field instead (e.g. parallelism.tp), with --values");
+  command.add_option("--values", o.values, "values of --field: a list 1,2,4, a range 1-8 (powers of two), or words");
+  command.add_option("--tokens", o.tokens, "tokens to train on, for time to train (default 300e9)");
+  command.add_option("--csv", o.csv_file, "write one line per point as CSV to this file");
+  command.add_option("--json", o.json_file, "write the sweep as JSON to this file");
+  command.add_option("--png", o.png_file, "draw throughput, MFU and time to train to this PNG (needs Qt 6)");
+  command.add_option("--svg", o.svg_file, "draw the same chart to this SVG (needs Qt 6)");
+  command.add_option("--plot-size", o.plot_size, "chart size WIDTHxHEIGHT in pixels (default 1000x1100)");
+  return o;
+}
+
+int run_sweep_command(const SweepOptions& options) {
+  for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--png", options.png_file},
+                                   std::pair<std::string, std::string>{"--svg", options.svg_file}})
+    if (!file.empty() && !sweep_plots_available())
+      flag_error(flag, "a dtsim built with Qt 6 (Gui, Svg) for charts",
+                 "a build without it: Qt 6 was not found at build time (install qt6-base-dev qt6-svg-dev and "
+                 "rebuild)");
+  const PlotSize size = plot_size_flag(options.plot_size);
+  check_output_path("--csv", options.csv_file);
+  check_output_path("--json", options.json_file);
+  check_output_path("--png", options.png_file);
+  check_output_path("--svg", options.svg_file);
+  const SweepRequest request = request_from(options);
+
+  const SweepResult result = run_sweep(request);
+  std::cout << format_sweep_table(result);
+  if (!options.csv_file.empty()) write_output("--csv", options.csv_file, sweep_to_csv(result));
+  if (!options.json_file.empty()) write_output("--json", options.json_file, sweep_to_json(result).dump(2) + "\n");
+#ifdef DTSIM_WITH_PLOT
+  if (!options.png_file.empty() || !options.svg_file.empty()) {
+    const plot::LineChart chart = chart_of(result, size);
+    if (!options.png_file.empty()) write_output("--png", options.png_file, plot::render_png(chart));
+    if (!options.svg_file.empty()) write_output("--svg", options.svg_file, plot::render_svg(chart));
+  }
+#else
+  (void)size;
+#endif
+  return 0;
+}
+
+}  // namespace dtsim

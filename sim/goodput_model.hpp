@@ -1,0 +1,87 @@
+#pragma once
+// Failures over a whole training run, in closed form: the cluster's failure rate by component
+// class, the expected wall-clock time of a run that checkpoints every `interval_s` of training,
+// goodput, and the checkpoint intervals of Young (1974) and Daly (2006).
+//
+// The model (goodput_monte_carlo.cpp simulates exactly this one, so the two agree to sampling
+// error when every failure is a plain restart):
+//  - failures arrive as a Poisson process in wall-clock time at the constant rate λ = Σ units /
+//    MTBF over the classes, whatever the job is doing (computing, writing a checkpoint,
+//    restarting, waiting);
+//  - the training is W seconds of failure-free compute, cut into segments of `interval_s` (the
+//    last one shorter), each followed by a checkpoint write of δ seconds; a segment and its
+//    checkpoint are kept only if no failure hits them (lost work: everything since the last
+//    completed checkpoint, the partial checkpoint included);
+//  - after a failure the job recovers in R seconds (restart + reload of the last checkpoint); a
+//    failure during recovery starts the recovery again (Daly 2006's "complete" model).
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace dtsim {
+
+// What the job does when a failure takes a node out (goodput_monte_carlo.hpp says how each is simulated).
+enum class RecoveryStrategy { wait_for_repair, spare_nodes, elastic };
+const char* to_string(RecoveryStrategy s);
+
+constexpr double kNeverFails = std::numeric_limits<double>::infinity();  // an MTBF
+
+// One kind of component whose failure interrupts the job.
+struct FailureClass {
+  std::string name;                // "gpu", "hbm", "nic", "switch", "host", "software"
+  double units = 0;                // how many the job's cluster has
+  double mtbf_hours = kNeverFails; // per unit
+  // true: the failed node leaves the job until repaired (recovery strategies apply);
+  // false: the job restarts on the same nodes (software, fabric re-routes around a switch).
+  bool takes_node_out = false;
+  double rate_per_s() const;       // units / MTBF; 0 when it never fails
+};
+
+// What a whole training run is, as far as failures are concerned.
+struct GoodputProblem {
+  double work_s = 0;              // W: failure-free compute time of the whole training
+  double checkpoint_write_s = 0;  // δ: the job stops this long to write a checkpoint
+  double recovery_s = 0;          // R: restart (detection, requeue, NCCL init) + reload of the checkpoint
+  std::vector<FailureClass> failures;
+  double failure_rate_per_s() const;  // λ
+  double node_failure_rate_per_s() const;  // the classes that take a node out
+};
+
+// Expected wall-clock time to get `length_s` of uninterrupted time (a segment and its checkpoint)
+// when failures come at `rate_per_s` and each costs a recovery of `recovery_s` that failures may
+// also interrupt:
+//   E[T] = (e^{λL} − 1) (1/λ + (e^{λR} − 1)/λ) = e^{λR} (e^{λL} − 1) / λ.
+// Failed attempts before the first success are geometric with mean e^{λL} − 1, and a failed one
+// lasts 1/λ − L/(e^{λL} − 1) on average, so all attempts (the successful one's L included) take
+// (e^{λL} − 1)/λ; each failure adds a recovery, (e^{λR} − 1)/λ on average when failures restart it.
+// Without failures during recovery it would be (1/λ + R)(e^{λL} − 1). L when λ = 0.
+double expected_segment_s(double rate_per_s, double length_s, double recovery_s);
+
+// Segments of a run: floor(W / τ) of τ and one of the remainder (if any). Checkpoints: one per segment,
+// the last one included (the trained model is saved).
+long checkpoint_count(double work_s, double interval_s);
+// E[wall] = Σ over segments of expected_segment_s(λ, segment + δ, R). Infinity when it overflows.
+double closed_form_wall_s(const GoodputProblem& p, double interval_s);
+// Where the expected wall-clock time goes. Per segment of length L (with its checkpoint):
+// failures e^{λL} − 1 (wall-clock failures: λ E[wall], those during recovery included), lost
+// work (e^{λL} − 1)/λ − L, recovering (e^{λL} − 1)(e^{λR} − 1)/λ; compute + checkpoints + lost +
+// recovering = E[wall].
+struct ClosedFormRun {
+  double wall_s = 0, compute_s = 0, checkpoint_s = 0, lost_s = 0, recovery_s = 0;
+};
+ClosedFormRun closed_form_run(const GoodputProblem& p, double interval_s);
+// W / E[wall]: the fraction of wall-clock time that is useful training.
+double closed_form_goodput(const GoodputProblem& p, double interval_s);
+
+// Young (1974): τ = sqrt(2 δ / λ). Daly (2006) first-order refinement: sqrt(2 δ M) − δ, M = 1/λ,
+// for δ < 2M, and M otherwise (as Daly prescribes). Infinity when λ = 0.
+double young_interval_s(double checkpoint_write_s, double rate_per_s);
+double daly_interval_s(double checkpoint_write_s, double rate_per_s);
+// The τ that minimises the overhead per unit of work of the model above, (e^{λ(τ+δ)} − 1)/τ
+// (the run-length remainder aside): x = λτ solves (1 − x) e^x = e^{−λδ}, i.e.
+// τ = (1 + W0(−e^{−1−λδ})) / λ with W0 Lambert's function; found by bisection. It does not depend
+// on R, which only scales the overhead. Young's formula is its first-order expansion in λδ;
+// the next order gives sqrt(2δ/λ) − 2δ/3.
+double optimal_interval_s(double checkpoint_write_s, double rate_per_s);
+
+}  // namespace dtsim

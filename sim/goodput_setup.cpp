@@ -1,0 +1,112 @@
+#include "goodput_setup.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "topology_graph.hpp"
+
+namespace dtsim {
+
+double checkpoint_bytes_per_parameter(Precision p) { return p == Precision::fp32 ? 12 : 14; }
+
+long fabric_switch_count(const TopologySpec& topology, long nodes) {
+  const TopologyGraph g = build_topology_graph(topology, nodes);
+  long switches = 0;
+  for (auto [v, end] = boost::vertices(g.graph); v != end; ++v)
+    if (is_fabric_switch(g.graph[*v].kind)) ++switches;
+  return switches;
+}
+
+std::vector<FailureClass> failure_classes(const ComponentMtbf& m, long gpus, long nics, long switches, long nodes) {
+  return {
+      {"gpu", double(gpus), m.gpu_hours, true},
+      {"hbm", double(gpus), m.hbm_hours, true},
+      {"nic", double(nics), m.nic_hours, true},
+      {"switch", double(switches), m.switch_hours, false},
+      {"host", double(nodes), m.host_hours, true},
+      {"software", double(nodes), m.software_hours, false},
+  };
+}
+
+int replicas_per_node_failure(const Scenario& s) {
+  const int model_parallel_per_node = s.parallelism.tp * s.parallelism.cp;
+  const int gpus_per_node = s.cluster.topology.node.gpus;
+  return std::clamp(gpus_per_node / std::max(1, model_parallel_per_node), 1, std::max(1, s.parallelism.dp));
+}
+
+namespace {
+
+void set_training_length(GoodputSetup& g, const TrainingLength& t) {
+  if (t.iterations) {
+    g.iterations = std::ceil(*t.iterations);
+    g.training_source = "given";
+  } else if (t.tokens) {
+    g.iterations = std::ceil(*t.tokens / g.tokens_per_iteration);
+    g.training_source = fmt::format("{:.4g} tokens / {:.0f} tokens per iteration", *t.tokens, g.tokens_per_iteration);
+  } else if (t.days) {
+    g.iterations = std::max(1.0, std::floor(*t.days * 86400 / g.iteration_s));
+    g.training_source = fmt::format("given as {:g} days", *t.days);
+  } else {
+    const double tokens = 20 * g.parameters;
+    g.iterations = std::ceil(tokens / g.tokens_per_iteration);
+    g.training_source = fmt::format("20 tokens per parameter, {:.4g} tokens (Chinchilla; default)", tokens);
+  }
+}
+
+}  // namespace
+
+GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& config, double iteration_s) {
+  GoodputSetup g;
+  g.iteration_s = iteration_s;
+  g.nodes = s.cluster.nodes;
+  g.gpus = long(s.cluster.nodes) * s.cluster.topology.node.gpus;
+  g.nics = long(s.cluster.nodes) * s.cluster.topology.node.nics;
+  g.switches = fabric_switch_count(s.cluster.topology, s.cluster.nodes);
+  g.parameters = double(parameter_count(s.model));
+  g.tokens_per_iteration = double(s.training.global_batch) * s.model.seq_len;
+  set_training_length(g, config.training);
+
+  const CheckpointPolicy& c = config.checkpoint;
+  if (c.size_bytes) {
+    g.checkpoint_bytes = *c.size_bytes;
+    g.checkpoint_size_source = "reliability.checkpoint.size_bytes";
+  } else {
+    const double per_parameter = checkpoint_bytes_per_parameter(s.training.precision);
+    g.checkpoint_bytes = per_parameter * g.parameters;
+    g.checkpoint_size_source = fmt::format("{:g} B x {:.4g} parameters", per_parameter, g.parameters);
+  }
+  g.write_Bps = std::min(double(g.nodes) * c.write_GBps_per_node, c.storage_write_GBps) * 1e9;
+  g.read_Bps = std::min(double(g.nodes) * c.read_GBps_per_node, c.storage_read_GBps) * 1e9;
+  g.write_s = g.checkpoint_bytes / g.write_Bps;
+  g.reload_s = g.checkpoint_bytes / g.read_Bps;
+  g.restart_s = c.restart_s;
+
+  g.problem.work_s = g.iterations * iteration_s;
+  g.problem.checkpoint_write_s = g.write_s;
+  g.problem.recovery_s = g.restart_s + g.reload_s;
+  g.problem.failures = failure_classes(config.mtbf, g.gpus, g.nics, g.switches, g.nodes);
+
+  const RecoveryPolicy& r = config.recovery;
+  g.recovery.strategy = r.strategy;
+  g.recovery.repair_s = r.repair_hours * 3600;
+  g.recovery.spares = r.spares ? *r.spares : std::max(1, int(std::ceil(0.02 * double(g.nodes))));
+  g.recovery.swap_s = r.swap_s;
+  g.recovery.dp = s.parallelism.dp;
+  g.recovery.replicas_per_node_failure = replicas_per_node_failure(s);
+
+  if (c.interval_s) {
+    g.interval_s = *c.interval_s;
+  } else {
+    // Checkpoints happen between iterations: the optimum rounded to whole iterations (at least
+    // one); no failures at all: one checkpoint, at the end.
+    g.interval_auto = true;
+    const double best = optimal_interval_s(g.write_s, g.problem.failure_rate_per_s());
+    g.interval_s = std::isfinite(best) ? std::max(1.0, std::round(best / iteration_s)) * iteration_s
+                                       : std::max(g.problem.work_s, iteration_s);
+  }
+  return g;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,109 @@
+#include "reliability_config.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "yaml_fields.hpp"
+
+namespace dtsim {
+
+namespace {
+
+const std::string kPath = "reliability";
+
+// A number > 0, or `word` (returned as nullopt).
+std::optional<double> positive_number_or_word(const YamlFields& f, const YAML::Node& map, const std::string& path,
+                                              const std::string& key, const std::string& word) {
+  const YAML::Node n = f.child(map, path, key);
+  if (n.IsScalar() && n.Scalar() == word) return std::nullopt;
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v <= 0)
+    f.fail(n, YamlFields::join(path, key), fmt::format("a number > 0 or '{}'", word), YamlFields::describe(n));
+  return v;
+}
+
+int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
+  const YAML::Node n = f.child(map, path, key);
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < 0 || v > 1'000'000'000)
+    f.fail(n, YamlFields::join(path, key), "an integer >= 0", YamlFields::describe(n));
+  return int(v);
+}
+
+void read_mtbf(const YamlFields& f, const YAML::Node& map, ComponentMtbf& m) {
+  const std::string path = kPath + ".mtbf_hours";
+  f.require_known_keys(map, path, {"gpu", "hbm", "nic", "switch", "host", "software"});
+  const std::pair<const char*, double*> fields[] = {{"gpu", &m.gpu_hours},       {"hbm", &m.hbm_hours},
+                                                    {"nic", &m.nic_hours},       {"switch", &m.switch_hours},
+                                                    {"host", &m.host_hours},     {"software", &m.software_hours}};
+  for (const auto& [key, value] : fields)
+    if (f.has(map, key)) *value = positive_number_or_word(f, map, path, key, "never").value_or(kNeverFails);
+}
+
+void read_checkpoint(const YamlFields& f, const YAML::Node& map, CheckpointPolicy& c) {
+  const std::string path = kPath + ".checkpoint";
+  f.require_known_keys(map, path,
+                       {"interval_s", "size_bytes", "write_GBps_per_node", "read_GBps_per_node", "storage_write_GBps",
+                        "storage_read_GBps", "restart_s"});
+  if (f.has(map, "interval_s")) c.interval_s = positive_number_or_word(f, map, path, "interval_s", "auto");
+  if (f.has(map, "size_bytes")) c.size_bytes = f.positive_number(map, path, "size_bytes");
+  const std::pair<const char*, double*> bandwidths[] = {{"write_GBps_per_node", &c.write_GBps_per_node},
+                                                        {"read_GBps_per_node", &c.read_GBps_per_node},
+                                                        {"storage_write_GBps", &c.storage_write_GBps},
+                                                        {"storage_read_GBps", &c.storage_read_GBps}};
+  for (const auto& [key, value] : bandwidths)
+    if (f.has(map, key)) *value = f.positive_number(map, path, key);
+  if (f.has(map, "restart_s")) c.restart_s = f.non_negative_number(map, path, "restart_s");
+}
+
+void read_recovery(const YamlFields& f, const YAML::Node& map, RecoveryPolicy& r) {
+  const std::string path = kPath + ".recovery";
+  f.require_known_keys(map, path, {"strategy", "repair_hours", "spares", "swap_s"});
+  if (f.has(map, "strategy"))
+    r.strategy = recovery_strategy_from(f.choice(map, path, "strategy", {"wait_for_repair", "spare_nodes", "elastic"}));
+  if (f.has(map, "repair_hours")) r.repair_hours = f.non_negative_number(map, path, "repair_hours");
+  if (f.has(map, "spares")) r.spares = non_negative_int(f, map, path, "spares");
+  if (f.has(map, "swap_s")) r.swap_s = f.non_negative_number(map, path, "swap_s");
+}
+
+void read_training(const YamlFields& f, const YAML::Node& map, TrainingLength& t) {
+  const std::string path = kPath + ".training";
+  f.require_known_keys(map, path, {"iterations", "tokens", "days"});
+  std::string first;
+  for (const char* key : {"iterations", "tokens", "days"}) {
+    if (!f.has(map, key)) continue;
+    if (!first.empty())
+      f.fail(map[key], YamlFields::join(path, key), fmt::format("only one of iterations, tokens, days"),
+             fmt::format("both '{}' and '{}'", first, key));
+    first = key;
+  }
+  if (f.has(map, "iterations")) t.iterations = f.positive_number(map, path, "iterations");
+  if (f.has(map, "tokens")) t.tokens = f.positive_number(map, path, "tokens");
+  if (f.has(map, "days")) t.days = f.positive_number(map, path, "days");
+}
+
+}  // namespace
+
+RecoveryStrategy recovery_strategy_from(const std::string& name) {
+  for (RecoveryStrategy s : {RecoveryStrategy::wait_for_repair, RecoveryStrategy::spare_nodes, RecoveryStrategy::elastic})
+    if (name == to_string(s)) return s;
+  throw std::invalid_argument("unknown recovery strategy '" + name + "'");
+}
+
+ReliabilityConfig load_reliability_config(const std::filesystem::path& scenario_file) {
+  ReliabilityConfig config;
+  const YamlFields f(scenario_file);
+  const YAML::Node root = f.load();
+  if (!f.has(root, kPath)) return config;
+  const YAML::Node section = root[kPath];
+  f.require_known_keys(section, kPath, {"mtbf_hours", "checkpoint", "recovery", "training"});
+  if (f.has(section, "mtbf_hours")) read_mtbf(f, section["mtbf_hours"], config.mtbf);
+  if (f.has(section, "checkpoint")) read_checkpoint(f, section["checkpoint"], config.checkpoint);
+  if (f.has(section, "recovery")) read_recovery(f, section["recovery"], config.recovery);
+  if (f.has(section, "training")) read_training(f, section["training"], config.training);
+  return config;
+}
+
+}  // namespace dtsim

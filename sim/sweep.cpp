@@ -1,0 +1,399 @@
+#include "sweep.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "input_error.hpp"
+#include "memory_model.hpp"
+#include "report.hpp"
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+
+namespace dtsim {
+
+const char* to_string(SweepStatus s) {
+  switch (s) {
+    case SweepStatus::simulated: return "simulated";
+    case SweepStatus::invalid: return "invalid";
+    case SweepStatus::out_of_memory: return "out_of_memory";
+    case SweepStatus::failed: return "failed";
+  }
+  return "?";
+}
+
+int SweepResult::simulated_count() const {
+  return int(std::count_if(points.begin(), points.end(), [](const SweepPoint& p) { return p.simulated(); }));
+}
+
+namespace {
+
+[[noreturn]] void request_error(const std::string& field, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, field, expected, found});
+}
+
+// A positive integer written in decimal digits only (at most 9 of them), else nullopt.
+std::optional<int> positive_integer(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const int n = std::stoi(text);
+  if (n <= 0) return std::nullopt;
+  return n;
+}
+
+bool is_degree_field(const std::string& field) {
+  return field == "parallelism.tp" || field == "parallelism.cp" || field == "parallelism.pp";
+}
+
+// The fields set along with the swept one (see sweep.hpp).
+std::vector<std::string> tied_fields(const SweepRequest& r) {
+  if (!r.gpu_counts.empty()) return {"cluster.nodes", "parallelism.dp"};
+  if (r.field == "cluster.nodes" || is_degree_field(r.field)) return {"parallelism.dp"};
+  if (r.field == "parallelism.dp") return {"cluster.nodes"};
+  return {};
+}
+
+std::string override_value(long long n) { return std::to_string(n); }
+
+// Overrides for one point of a field sweep: the field itself and, where the division is exact,
+// its tied field.
+std::vector<FieldOverride> field_overrides(const SweepRequest& r, const std::string& value, const Scenario* base) {
+  std::vector<FieldOverride> overrides = {{r.field, value}};
+  const std::optional<int> n = positive_integer(value);
+  if (!base || !n) return overrides;
+  const ParallelismConfig& p = base->parallelism;
+  const int gpus_per_node = base->cluster.topology.node.gpus;
+  const long long degrees = (long long)p.tp * p.cp * p.pp;
+  if (r.field == "cluster.nodes") {
+    const long long gpus = (long long)*n * gpus_per_node;
+    if (gpus % degrees == 0) overrides.push_back({"parallelism.dp", override_value(gpus / degrees)});
+  } else if (r.field == "parallelism.dp") {
+    const long long gpus = (long long)*n * degrees;
+    if (gpus % gpus_per_node == 0) overrides.push_back({"cluster.nodes", override_value(gpus / gpus_per_node)});
+  } else if (is_degree_field(r.field)) {
+    const long long others = r.field == "parallelism.tp" ? (long long)p.cp * p.pp
+                             : r.field == "parallelism.cp" ? (long long)p.tp * p.pp
+                                                           : (long long)p.tp * p.cp;
+    const long long new_degrees = others * *n;
+    if (base->gpu_count() % new_degrees == 0)
+      overrides.push_back({"parallelism.dp", override_value(base->gpu_count() / new_degrees)});
+  }
+  return overrides;
+}
+
+// Overrides for one GPU count, or the InputError that says why the count cannot be laid out.
+std::vector<FieldOverride> gpu_overrides(const SweepRequest& r, int gpus, const Scenario& base) {
+  const ParallelismConfig& p = base.parallelism;
+  const int gpus_per_node = base.cluster.topology.node.gpus;
+  const int degrees = p.tp * p.cp * p.pp;
+  if (gpus % gpus_per_node != 0)
+    throw InputError({"<command line>", 0, "--gpus",
+                      fmt::format("a multiple of {} GPUs per node ({})", gpus_per_node,
+                                  base.cluster.topology_file.filename().string()),
+                      std::to_string(gpus)});
+  if (gpus % degrees != 0)
+    throw InputError({"<command line>", 0, "--gpus",
+                      fmt::format("a multiple of tp*cp*pp = {}*{}*{} = {} ({})", p.tp, p.cp, p.pp, degrees,
+                                  r.scenario_file.filename().string()),
+                      std::to_string(gpus)});
+  return {{"cluster.nodes", override_value(gpus / gpus_per_node)},
+          {"parallelism.dp", override_value(gpus / degrees)}};
+}
+
+void set_layout(SweepPoint& p, const Scenario& s) {
+  p.gpus = s.gpu_count();
+  p.nodes = s.cluster.nodes;
+  p.tp = s.parallelism.tp;
+  p.cp = s.parallelism.cp;
+  p.pp = s.parallelism.pp;
+  p.dp = s.parallelism.dp;
+}
+
+void check_request(const SweepRequest& r) {
+  const bool gpu_sweep = !r.gpu_counts.empty();
+  if (gpu_sweep && !r.field.empty()) request_error("--gpus", "either --gpus or --field, not both", "both");
+  if (!gpu_sweep && r.field.empty()) request_error("--gpus", "--gpus LIST or --field PATH --values LIST", "neither");
+  if (!gpu_sweep && r.values.empty()) request_error("--values", "at least one value for --field " + r.field, "none");
+  for (int g : r.gpu_counts)
+    if (g <= 0) request_error("--gpus", "positive GPU counts", std::to_string(g));
+  if (!(r.tokens > 0) || !std::isfinite(r.tokens)) request_error("--tokens", "a number of tokens > 0", fmt::format("{}", r.tokens));
+}
+
+// " (point: cluster.nodes=2, parallelism.dp=16)": what the point set, since a line number of the
+// file does not show values that came from the command line.
+std::string point_context(const std::vector<FieldOverride>& overrides) {
+  std::string set;
+  for (const FieldOverride& o : overrides) set += fmt::format("{}{}={}", set.empty() ? "" : ", ", o.path, o.value);
+  return set.empty() ? "" : " (point: " + set + ")";
+}
+
+void fill_from_report(SweepPoint& p, const Report& rep, double tokens) {
+  p.status = SweepStatus::simulated;
+  p.iteration_s = rep.iteration_s;
+  p.tokens_per_s = rep.tokens_per_s;
+  p.model_tflops_per_gpu = rep.model_tflops_per_gpu;
+  p.mfu = rep.mfu;
+  p.time_to_train_s = tokens / rep.tokens_per_s;
+}
+
+}  // namespace
+
+SweepResult run_sweep(const SweepRequest& request) {
+  check_request(request);
+  const auto start = std::chrono::steady_clock::now();
+  SweepResult result;
+  result.scenario_file = request.scenario_file;
+  result.gpu_sweep = !request.gpu_counts.empty();
+  result.swept = result.gpu_sweep ? "gpus" : request.field;
+  result.tied = tied_fields(request);
+  result.tokens = request.tokens;
+  const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  result.parallel = request.parallel > 0 ? request.parallel : cores;
+
+  // The base scenario: needed to lay out GPU counts and tied fields; otherwise only for its name.
+  std::optional<Scenario> base;
+  try {
+    base = load_scenario(request.scenario_file);
+  } catch (const InputError&) {
+    if (!result.tied.empty()) throw;
+  }
+  result.scenario = base ? base->name : request.scenario_file.stem().string();
+  if (base) {
+    result.global_batch = base->training.global_batch;
+    result.seq_len = base->model.seq_len;
+  }
+
+  std::vector<Scenario> to_simulate;
+  std::vector<size_t> point_of;  // to_simulate[i] is points[point_of[i]]
+  const size_t count = result.gpu_sweep ? request.gpu_counts.size() : request.values.size();
+  for (size_t i = 0; i < count; ++i) {
+    SweepPoint p;
+    std::vector<FieldOverride> overrides;
+    try {
+      if (result.gpu_sweep) {
+        p.gpus = request.gpu_counts[i];
+        p.value = std::to_string(p.gpus);
+        overrides = gpu_overrides(request, p.gpus, *base);
+      } else {
+        p.value = request.values[i];
+        overrides = field_overrides(request, p.value, base ? &*base : nullptr);
+      }
+      Scenario s = load_scenario(request.scenario_file, overrides);
+      set_layout(p, s);
+      const MemoryBreakdown memory = peak_memory_per_gpu(s);
+      p.memory_bytes = memory.total_bytes;
+      p.memory_capacity_bytes = memory.capacity_bytes;
+      p.fits = memory.fits();
+      if (p.fits) {
+        to_simulate.push_back(std::move(s));
+        point_of.push_back(i);
+      } else {
+        p.status = SweepStatus::out_of_memory;
+        p.error = fmt::format("needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB",
+                              memory.total_bytes / 1e9, memory.stage, s.cluster.gpu, memory.capacity_bytes / 1e9);
+      }
+    } catch (const InputError& e) {
+      p.status = SweepStatus::invalid;
+      p.error = e.what() + point_context(overrides);
+    } catch (const YAML::Exception& e) {
+      p.status = SweepStatus::invalid;
+      p.error = fmt::format("{}: line {}: {}", request.scenario_file.string(), e.mark.line + 1, e.msg) +
+                point_context(overrides);
+    } catch (const std::exception& e) {
+      p.status = SweepStatus::failed;
+      p.error = e.what() + point_context(overrides);
+    }
+    result.points.push_back(std::move(p));
+  }
+
+  const std::vector<SimulationOutcome> outcomes = simulate_many(to_simulate, result.parallel);
+  for (size_t k = 0; k < outcomes.size(); ++k) {
+    SweepPoint& p = result.points[point_of[k]];
+    p.status = SweepStatus::failed;
+    if (!outcomes[k].result) {
+      p.error = outcomes[k].error.empty() ? "simulation failed" : outcomes[k].error;
+      continue;
+    }
+    try {
+      fill_from_report(p, make_report(to_simulate[k], *outcomes[k].result), request.tokens);
+    } catch (const std::exception& e) {
+      p.error = e.what();
+    }
+  }
+
+  for (size_t i = 0; i < result.points.size(); ++i)
+    if (result.points[i].simulated() && result.points[i].tokens_per_s > 0) {
+      result.reference = i;
+      break;
+    }
+  if (result.reference) {
+    const SweepPoint& ref = result.points[*result.reference];
+    const double ref_per_gpu = ref.tokens_per_s / ref.gpus;
+    for (SweepPoint& p : result.points)
+      if (p.simulated()) p.scaling_efficiency = (p.tokens_per_s / p.gpus) / ref_per_gpu;
+  }
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::vector<std::string> parse_sweep_values(const std::string& flag, const std::string& text) {
+  const std::string expected = "a comma-separated list of values (1,2,4) or a range of powers of two (1-8)";
+  std::vector<std::string> values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) request_error(flag, expected, "'" + text + "'");
+    const size_t dash = item.find('-');
+    const std::optional<int> low = dash == std::string::npos ? std::nullopt : positive_integer(item.substr(0, dash));
+    const std::optional<int> high = dash == std::string::npos ? std::nullopt : positive_integer(item.substr(dash + 1));
+    if (low && high) {
+      if (*low > *high) request_error(flag, "a range low-high with low <= high", "'" + item + "'");
+      const size_t before = values.size();
+      for (long n = 1; n <= *high; n *= 2)
+        if (n >= *low) values.push_back(std::to_string(n));
+      if (values.size() == before) request_error(flag, "a range holding a power of two", "'" + item + "'");
+    } else {
+      values.push_back(item);
+    }
+    start = comma + 1;
+  }
+  return values;
+}
+
+namespace {
+
+// Shortest text that reads back as the same double (fmt's default), as nlohmann::json writes.
+std::string number(double x) { return fmt::format("{}", x); }
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+bool has_layout(const SweepPoint& p) { return p.tp > 0; }
+bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
+
+}  // namespace
+
+std::string sweep_to_csv(const SweepResult& r) {
+  std::string out =
+      "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_bytes,"
+      "memory_capacity_bytes,fits,time_to_train_s,scaling_efficiency,error\n";
+  for (const SweepPoint& p : r.points) {
+    auto when = [](bool known, const std::string& text) { return known ? text : std::string(); };
+    const bool layout = has_layout(p), memory = has_memory(p), simulated = p.simulated();
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.value),
+                       when(p.gpus > 0, std::to_string(p.gpus)), when(layout, std::to_string(p.nodes)),
+                       when(layout, std::to_string(p.tp)), when(layout, std::to_string(p.cp)),
+                       when(layout, std::to_string(p.pp)), when(layout, std::to_string(p.dp)), to_string(p.status),
+                       when(simulated, number(p.iteration_s)), when(simulated, number(p.tokens_per_s)),
+                       when(simulated, number(p.model_tflops_per_gpu)), when(simulated, number(p.mfu)),
+                       when(memory, number(p.memory_bytes)), when(memory, number(p.memory_capacity_bytes)),
+                       when(memory, p.fits ? "true" : "false"), when(simulated, number(p.time_to_train_s)),
+                       when(simulated, number(p.scaling_efficiency)), csv_field(p.error));
+  }
+  return out;
+}
+
+nlohmann::json sweep_to_json(const SweepResult& r) {
+  using nlohmann::json;
+  json points = json::array();
+  for (const SweepPoint& p : r.points) {
+    auto when = [](bool known, json value) { return known ? value : json(nullptr); };
+    const bool layout = has_layout(p), memory = has_memory(p), simulated = p.simulated();
+    points.push_back({
+        {"value", p.value},
+        {"gpus", when(p.gpus > 0, p.gpus)},
+        {"nodes", when(layout, p.nodes)},
+        {"tp", when(layout, p.tp)},
+        {"cp", when(layout, p.cp)},
+        {"pp", when(layout, p.pp)},
+        {"dp", when(layout, p.dp)},
+        {"status", to_string(p.status)},
+        {"iteration_s", when(simulated, p.iteration_s)},
+        {"tokens_per_s", when(simulated, p.tokens_per_s)},
+        {"model_tflops_per_gpu", when(simulated, p.model_tflops_per_gpu)},
+        {"mfu", when(simulated, p.mfu)},
+        {"memory_bytes", when(memory, p.memory_bytes)},
+        {"memory_capacity_bytes", when(memory, p.memory_capacity_bytes)},
+        {"fits", when(memory, p.fits)},
+        {"time_to_train_s", when(simulated, p.time_to_train_s)},
+        {"scaling_efficiency", when(simulated, p.scaling_efficiency)},
+        {"error", p.error},
+    });
+  }
+  return {
+      {"scenario", r.scenario},
+      {"scenario_file", r.scenario_file.string()},
+      {"swept", r.swept},
+      {"tied", r.tied},
+      {"global_batch", r.global_batch},
+      {"seq_len", r.seq_len},
+      {"tokens", r.tokens},
+      {"parallel", r.parallel},
+      {"wall_s", r.wall_s},
+      {"reference_point", r.reference ? json(*r.reference) : json(nullptr)},
+      {"points", points},
+  };
+}
+
+std::string format_token_count(double tokens) {
+  if (tokens >= 1e12) return fmt::format("{:.4g}T", tokens / 1e12);
+  if (tokens >= 1e9) return fmt::format("{:.4g}B", tokens / 1e9);
+  if (tokens >= 1e6) return fmt::format("{:.4g}M", tokens / 1e6);
+  return fmt::format("{:.4g}", tokens);
+}
+
+std::string format_sweep_table(const SweepResult& r) {
+  std::string out;
+  std::string tied;
+  for (const auto& f : r.tied) tied += (tied.empty() ? "" : " and ") + f;
+  out += fmt::format("sweep          {} ({}) over {}{}\n", r.scenario, r.scenario_file.string(),
+                     r.gpu_sweep ? "GPU count" : r.swept, tied.empty() ? "" : "; " + tied + " follow");
+  if (r.global_batch > 0)
+    out += fmt::format("batch          {} sequences x {} tokens per iteration (the scenario's)\n", r.global_batch,
+                       r.seq_len);
+  out += fmt::format("time to train  {} tokens ({:.4g})\n", format_token_count(r.tokens), r.tokens);
+  const auto count = [&](SweepStatus s) {
+    return std::count_if(r.points.begin(), r.points.end(), [&](const SweepPoint& p) { return p.status == s; });
+  };
+  out += fmt::format("points         {} simulated, {} invalid, {} out of memory, {} failed; up to {} at a time; "
+                     "{:.2f} s wall\n",
+                     count(SweepStatus::simulated), count(SweepStatus::invalid), count(SweepStatus::out_of_memory),
+                     count(SweepStatus::failed), r.parallel, r.wall_s);
+
+  size_t value_width = r.swept.size();
+  for (const SweepPoint& p : r.points) value_width = std::max(value_width, p.value.size());
+  const std::string value_header = r.gpu_sweep ? "" : fmt::format("{:>{}} ", r.swept, value_width);
+  out += value_header + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
+                                    "gpus", "nodes", "tp", "cp", "pp", "dp", "s/iter", "tokens/s", "TFLOP/s", "MFU %",
+                                    "mem GB", "train days", "scaling %");
+  for (const SweepPoint& p : r.points) {
+    const std::string value = r.gpu_sweep ? "" : fmt::format("{:>{}} ", p.value, value_width);
+    auto i = [](bool known, int x) { return known ? std::to_string(x) : std::string("-"); };
+    auto d = [](bool known, double x, int decimals) {
+      return known ? fmt::format("{:.{}f}", x, decimals) : std::string("-");
+    };
+    const bool layout = has_layout(p), simulated = p.simulated();
+    out += value + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
+                               i(p.gpus > 0, p.gpus), i(layout, p.nodes), i(layout, p.tp), i(layout, p.cp),
+                               i(layout, p.pp), i(layout, p.dp), d(simulated, p.iteration_s, 4),
+                               d(simulated, p.tokens_per_s, 0), d(simulated, p.model_tflops_per_gpu, 1),
+                               d(simulated, 100 * p.mfu, 1), d(has_memory(p), p.memory_bytes / 1e9, 1),
+                               d(simulated, p.time_to_train_s / 86400, 2), d(simulated, 100 * p.scaling_efficiency, 1));
+    if (!p.simulated()) out += fmt::format("      {}: {}\n", to_string(p.status), p.error);
+  }
+  out += "(s/iter: seconds per iteration; TFLOP/s: model TFLOP/s per GPU; mem GB: peak per GPU, 1e9 bytes; train days: "
+         "the tokens at that throughput; scaling %: tokens/s per GPU relative to the first simulated point)\n";
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,103 @@
+#pragma once
+// `dtsim sweep`: one scenario simulated at several values of one field (GPU count, a
+// parallelism degree, any dotted scenario field), the points in parallel on the local cores.
+//
+// What changes with the swept value, so that tp*cp*pp*dp = cluster.nodes x GPUs per node holds
+// and the global batch stays the scenario's (degrees, nodes and GPUs per node of the base file):
+//   GPU count g (--gpus)   cluster.nodes = g / GPUs per node, parallelism.dp = g / (tp*cp*pp)
+//   cluster.nodes n        parallelism.dp = n x GPUs per node / (tp*cp*pp)
+//   parallelism.dp d       cluster.nodes = d x tp*cp*pp / GPUs per node
+//   parallelism.tp|cp|pp   parallelism.dp = the file's GPU count / (tp*cp*pp)   (GPUs fixed)
+//   any other field        nothing else
+// A tied field is only set when the division is exact; otherwise the scenario's own checks
+// reject the point (tp*cp*pp*dp against the cluster) and say why.
+//
+// Every point is loaded with load_scenario(file, overrides), so every check of `dtsim run`
+// applies. A point that fails them (InputError) or does not fit in GPU memory is reported with
+// its reason and not simulated; a simulation that fails is reported too; the others still run.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtsim {
+
+struct SweepRequest {
+  std::filesystem::path scenario_file;
+  // Exactly one of: gpu_counts (a GPU-count sweep), or field + values.
+  std::vector<int> gpu_counts;
+  std::string field;                // dotted path, e.g. "parallelism.tp", "training.micro_batch"
+  std::vector<std::string> values;  // as written in YAML
+  double tokens = 300e9;            // tokens to train on, for time to train
+  int parallel = 0;                 // simulations at once; 0: std::thread::hardware_concurrency()
+};
+
+enum class SweepStatus {
+  simulated,
+  invalid,        // the scenario's checks rejected the point (error holds the InputError message)
+  out_of_memory,  // peak memory per GPU above the GPU's HBM; not simulated
+  failed,         // the simulation itself failed (error holds why)
+};
+const char* to_string(SweepStatus s);
+
+struct SweepPoint {
+  std::string value;  // the swept value as written ("64" for 64 GPUs)
+  SweepStatus status = SweepStatus::invalid;
+  std::string error;  // empty when simulated
+  // Layout of the point (0 where the point was rejected before it had one).
+  int gpus = 0, nodes = 0, tp = 0, cp = 0, pp = 0, dp = 0;
+  // Memory: known once the point passed the checks.
+  double memory_bytes = 0;           // peak per GPU (memory_model.hpp)
+  double memory_capacity_bytes = 0;  // the GPU's HBM
+  bool fits = false;
+  // Simulated points only (0 otherwise).
+  double iteration_s = 0;
+  double tokens_per_s = 0;          // global_batch * seq_len / iteration_s
+  double model_tflops_per_gpu = 0;  // model FLOPs (no recompute) per second per GPU / 1e12
+  double mfu = 0;                   // model FLOP/s per GPU / the GPU's peak, 0..1
+  double time_to_train_s = 0;       // request.tokens / tokens_per_s
+  // (tokens_per_s / gpus) / the same of the reference point (the first simulated one).
+  double scaling_efficiency = 0;
+
+  bool simulated() const { return status == SweepStatus::simulated; }
+};
+
+struct SweepResult {
+  std::string scenario;                // name in the file
+  std::filesystem::path scenario_file;
+  bool gpu_sweep = false;
+  std::string swept;                   // "gpus" or the field path
+  std::vector<std::string> tied;       // the fields set along with it
+  int global_batch = 0;                // of the base scenario (kept at every point)
+  int seq_len = 0;
+  double tokens = 0;                   // time to train is for this many tokens
+  int parallel = 0;                    // simulations run at once
+  double wall_s = 0;                   // the whole sweep
+  std::optional<size_t> reference;     // index of the point scaling efficiency is relative to
+  std::vector<SweepPoint> points;      // in the order of the request
+
+  int simulated_count() const;
+};
+
+// Throws InputError for a request that cannot be swept at all: a bad base scenario file (for a
+// GPU-count sweep and tied fields, the base must load), no values, a tokens count <= 0, both or
+// neither of gpu_counts and field. Errors of single points go into their SweepPoint.
+SweepResult run_sweep(const SweepRequest& request);
+
+// A comma-separated list; an item "A-B" of two positive integers stands for the powers of two
+// from A to B ("1-8" = 1,2,4,8). Items are kept as written otherwise ("a100-80gb-sxm", "1f1b").
+// InputError names `flag`.
+std::vector<std::string> parse_sweep_values(const std::string& flag, const std::string& text);
+
+// One header line, then one line per point (RFC 4180 quoting). Numbers are written shortest
+// round-trip, as in the JSON; fields a point does not have are empty.
+std::string sweep_to_csv(const SweepResult& r);
+// Numbers a point does not have are null.
+nlohmann::json sweep_to_json(const SweepResult& r);
+// "300B", "1.5T", "20M": a token count with a T, B or M suffix (4 significant digits).
+std::string format_token_count(double tokens);
+// The table `dtsim sweep` prints.
+std::string format_sweep_table(const SweepResult& r);
+
+}  // namespace dtsim

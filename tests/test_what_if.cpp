@@ -1,0 +1,150 @@
+// What-if events (sim/events.cpp, sim/what_if.cpp) against what can be worked out by hand: a
+// straggler's window, a slowed NIC in a bandwidth-bound all-reduce, failures that stop the
+// iteration without crashing, and who waited for whom.
+#include <gtest/gtest.h>
+
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+#include "test_support.hpp"
+#include "workload_builder.hpp"
+#include "what_if.hpp"
+
+namespace dtsim {
+namespace {
+
+// GPT-3 1.3B, data-parallel over 8 H100 of one node (the stock scenario).
+Scenario one_node() {
+  Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml");
+  s.events.clear();
+  return s;
+}
+
+// The same on 2 nodes of one GPU each: the all-reduce's ring crosses both NICs.
+Scenario two_single_gpu_nodes() {
+  Scenario s = one_node();
+  s.cluster.topology = test::test_topology("one-gpu");
+  s.cluster.topology.node.nic_bw_Bps = 50e9;
+  s.cluster.nodes = 2;
+  s.parallelism.dp = 2;
+  s.training.global_batch = 16;
+  check_scenario_consistency(s);
+  return s;
+}
+
+StragglerEvent straggler(int gpu, double slowdown, double start_s = 0, double end_s = kForever_s) {
+  StragglerEvent e;
+  e.gpu = gpu, e.slowdown = slowdown, e.start_s = start_s, e.end_s = end_s;
+  return e;
+}
+
+// GPU 3 at half speed during the first half of its healthy compute C: by C/2 it has done C/4,
+// and the remaining 3C/4 run at full speed, so its compute ends at C/2 + 3C/4 = 1.25 C.
+TEST(WhatIf, StragglerWindowSlowsOnlyTheWorkInsideIt) {
+  Scenario s = one_node();
+  const SimulationResult healthy = simulate(s);
+  const double compute_s = healthy.engine.ranks[3].compute_s;
+  s.events.push_back(straggler(3, 2.0, 0, compute_s / 2));
+  const SimulationResult slowed = simulate(s);
+  EXPECT_NEAR(slowed.engine.ranks[3].compute_s, 1.25 * compute_s, 1e-6 * compute_s);
+  EXPECT_NEAR(slowed.engine.iteration_s, healthy.engine.iteration_s + 0.25 * compute_s, 1e-4 * compute_s);
+}
+
+// The 7 healthy GPUs each wait (k - 1) C for the straggler at the gradient all-reduce, C its
+// forward and backward compute (the optimizer step comes after the all-reduce): 7 (k - 1) C
+// GPU-seconds are charged to GPU 3, nothing to the others.
+TEST(WhatIf, WaitingIsChargedToTheStraggler) {
+  Scenario s = one_node();
+  const double optimizer_s = workload_inputs(s, compute_model_of(s)).optimizer_s[0];
+  const double compute_s = simulate(s).engine.ranks[3].compute_s - optimizer_s;
+  s.events.push_back(straggler(3, 1.5));
+  const SimulationResult r = simulate(s);
+  ASSERT_EQ(r.engine.waited_on_s.size(), 8u);
+  EXPECT_NEAR(r.engine.waited_on_s[3], 7 * 0.5 * compute_s, 1e-3 * 7 * 0.5 * compute_s);
+  for (int g : {0, 1, 2, 4, 5, 6, 7}) EXPECT_LT(r.engine.waited_on_s[g], 1e-6 * compute_s) << g;
+  const std::string text = format_what_if(s, r, simulate(one_node()));
+  EXPECT_NE(text.find("GPU 3 computes 1.5x slower"), std::string::npos) << text;
+}
+
+// A ring all-reduce of 2 ranks is bound by its slowest edge: NIC 0 of node 1 at half its
+// bandwidth doubles the bandwidth term of the gradient all-reduce (5.3 GB of fp32 gradients,
+// latency negligible next to it).
+TEST(WhatIf, HalfSpeedNicDoublesABandwidthBoundAllReduce) {
+  Scenario s = two_single_gpu_nodes();
+  const SimulationResult healthy = simulate(s);
+  SlowLinkEvent nic;
+  nic.link = EventLink::nic, nic.node = 1, nic.nic = 0, nic.bandwidth_fraction = 0.5;
+  s.events.push_back(nic);
+  const SimulationResult slowed = simulate(s);
+  const double comm_s = healthy.engine.ranks[0].communication_s;
+  ASSERT_GT(comm_s, 0.05);
+  EXPECT_NEAR(slowed.engine.ranks[0].communication_s, 2 * comm_s, 0.02 * 2 * comm_s);
+}
+
+// Failures never crash the simulator: before the end the iteration is reported incomplete; after
+// it, nothing changes.
+TEST(WhatIf, FailuresStopTheIterationWithoutCrashing) {
+  for (FailedResource what : {FailedResource::gpu, FailedResource::node, FailedResource::nic, FailedResource::nvlink,
+                              FailedResource::leaf_switch}) {
+    // NVLink only carries traffic between GPUs of one node: fail it in the 8-GPU node.
+    Scenario s = what == FailedResource::nvlink ? one_node() : two_single_gpu_nodes();
+    const double healthy_s = simulate(s).engine.iteration_s;
+    ResourceFailureEvent failure;
+    failure.resource = what, failure.gpu = 1, failure.node = 1, failure.nic = 0, failure.leaf = 0;
+    failure.at_s = healthy_s / 2;
+    s.events = {failure};
+    const SimulationResult r = simulate(s);
+    EXPECT_FALSE(r.engine.completed) << int(what);
+    EXPECT_GE(r.engine.unfinished_ranks, 1) << int(what);
+    failure.at_s = 2 * healthy_s;
+    s.events = {failure};
+    const SimulationResult late = simulate(s);
+    EXPECT_TRUE(late.engine.completed) << int(what);
+    EXPECT_NEAR(late.engine.iteration_s, healthy_s, 1e-9 * healthy_s) << int(what);
+  }
+}
+
+// Sensitivity: at slowdown 2 the data-parallel iteration is longer by exactly one compute phase.
+TEST(WhatIf, StragglerSensitivityGrowsByTheComputePhase) {
+  const Scenario s = one_node();
+  const double compute_s = simulate(s).engine.ranks[3].compute_s;
+  const std::vector<SensitivityPoint> points = straggler_sensitivity(s, 3, {1.0, 2.0});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_NEAR(points[1].iteration_s - points[0].iteration_s, compute_s, 1e-4 * compute_s);
+}
+
+TEST(WhatIf, BadEventsNameTheField) {
+  Scenario s = one_node();
+  SlowLinkEvent dead;
+  dead.bandwidth_fraction = 0;
+  s.events = {dead};
+  EXPECT_EQ(test::error_of([&] { check_scenario_consistency(s); }).field, "events[0].bandwidth_fraction");
+  s.events = {straggler(3, 2.0, 5, 1)};
+  EXPECT_EQ(test::error_of([&] { check_scenario_consistency(s); }).field, "events[0].end_s");
+  BackgroundTrafficEvent loop;
+  loop.rate_Bps = 1e9;
+  s.events = {loop};
+  EXPECT_EQ(test::error_of([&] { check_scenario_consistency(s); }).field, "events[0].to_node");
+}
+
+}  // namespace
+}  // namespace dtsim
+
+namespace dtsim {
+namespace {
+
+TEST(WhatIf, EveryEventKindLoadsFromYaml) {
+  const Scenario s = load_scenario(test::data_dir() / "scenario-events.yaml");
+  ASSERT_EQ(s.events.size(), 6u);
+  const auto& straggler = std::get<StragglerEvent>(s.events[0]);
+  EXPECT_EQ(straggler.gpu, 5);
+  EXPECT_DOUBLE_EQ(straggler.end_s, 2);
+  EXPECT_EQ(std::get<StragglerEvent>(s.events[1]).node, 1);
+  EXPECT_DOUBLE_EQ(std::get<SlowLinkEvent>(s.events[2]).bandwidth_fraction, 0.25);
+  EXPECT_EQ(std::get<SlowLinkEvent>(s.events[3]).link, EventLink::nvlink);
+  EXPECT_EQ(std::get<ResourceFailureEvent>(s.events[4]).resource, FailedResource::node);
+  EXPECT_DOUBLE_EQ(std::get<BackgroundTrafficEvent>(s.events[5]).rate_Bps, 20e9);
+  EXPECT_EQ(describe_event(s.events[1]), "every GPU of node 1 computes 1.2x slower");
+}
+
+}  // namespace
+}  // namespace dtsim
