@@ -262,7 +262,13 @@ class RankActor {
           const Task* next = stream_queue_.front();
           stream_queue_.pop_front();
           if (!next) return;
-          run_collective(*next, SpanKind::overlapped_collective);
+          try {
+            run_collective(*next, SpanKind::overlapped_collective);
+          } catch (const simgrid::NetworkFailureException&) {
+            return;  // a failed link: this collective never completes, and what waits for it stays blocked
+          } catch (const simgrid::HostFailureException&) {
+            return;
+          }
           stream_done_->release();
         }
       });
