@@ -271,10 +271,7 @@ int run_goodput_command(const GoodputOptions& options) {
 
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {
-    std::cout << fmt::format("out of memory: {} needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB\n",
-                             scenario.name, memory.total_bytes / 1e9, memory.stage, scenario.cluster.gpu,
-                             memory.capacity_bytes / 1e9)
-              << format_memory(memory);
+    std::cout << format_out_of_memory(scenario, memory);
     return kExitOutOfMemory;
   }
   const SimulationResult simulated = simulate(scenario);

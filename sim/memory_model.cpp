@@ -202,4 +202,10 @@ std::string format_memory(const MemoryBreakdown& m) {
   return out;
 }
 
+std::string format_out_of_memory(const Scenario& s, const MemoryBreakdown& m) {
+  return fmt::format("out of memory: {} needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB\n", s.name,
+                     m.total_bytes / 1e9, m.stage, s.cluster.gpu, m.capacity_bytes / 1e9) +
+         format_memory(m);
+}
+
 }  // namespace dtsim

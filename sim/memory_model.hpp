@@ -42,5 +42,7 @@ MemoryBreakdown peak_memory_per_gpu(const Scenario& s);
 
 // "weights 40.1 GB, gradients ..., total 77.3 of 80.0 GB" style lines, each indented by two spaces.
 std::string format_memory(const MemoryBreakdown& m);
+// "out of memory: NAME needs X GB on each GPU of pipeline stage S; GPU has Y GB", then the breakdown.
+std::string format_out_of_memory(const Scenario& s, const MemoryBreakdown& m);
 
 }  // namespace dtsim
