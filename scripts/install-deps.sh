@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dtsim needs, if any is missing. Qt 6 Gui and Svg, with a font, are
-# for the charts of `dtsim sweep` (plot/; dtsim builds without them). The GUI's Qt 6 Widgets/Charts
-# and the profiler (CUDA) are optional and not installed here.
+# for the charts of `dtsim sweep` (plot/); Qt 6 Widgets (in qt6-base-dev) and Charts for dtsim-gui
+# and its tests (gui/, tests/gui/). dtsim builds without any of them. The profiler's CUDA is not
+# installed here; tools/gui-screenshots.sh installs Xvfb itself.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libboost-graph-dev libgtest-dev libgmock-dev
-          qt6-base-dev qt6-svg-dev fonts-dejavu-core)
+          qt6-base-dev qt6-svg-dev qt6-charts-dev fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

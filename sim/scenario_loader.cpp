@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_spec.hpp"
+#include "field_override_yaml.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -483,12 +484,24 @@ ParallelismConfig read_parallelism(const YamlFields& f, const YAML::Node& root) 
 }
 
 ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
-  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology"});
+  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology", "oversubscription"});
   ClusterConfig c;
   c.gpu = f.choice(cluster, "cluster", "gpu", device_ids());
   c.nodes = f.positive_int(cluster, "cluster", "nodes");
   c.topology_file = resolve_existing_file(f, cluster, "cluster", "topology");
   c.topology = load_topology(c.topology_file);
+  if (f.has(cluster, "oversubscription")) {  // the topology's fabric.oversubscription, for what-ifs and sweeps
+    const FabricKind kind = c.topology.fabric.kind;
+    if (kind != FabricKind::fat_tree && kind != FabricKind::rail_optimized)
+      f.fail(cluster["oversubscription"], "cluster.oversubscription",
+             "no such field for this fabric (fat_tree and rail_optimized only)",
+             fmt::format("a {} fabric in {}", to_string(kind), c.topology_file.filename().string()));
+    const double ratio = f.positive_number(cluster, "cluster", "oversubscription");
+    if (ratio < 1)
+      f.fail(cluster["oversubscription"], "cluster.oversubscription", "a ratio >= 1 (leaf down- / up-bandwidth)",
+             fmt::format("{}", ratio));
+    c.topology.fabric.oversubscription = ratio;
+  }
   const long capacity = c.topology.fabric.capacity_nodes();
   if (capacity > 0 && c.nodes > capacity)
     f.fail(cluster["nodes"], "cluster.nodes",
@@ -666,10 +679,8 @@ void check_scenario_consistency(const Scenario& s) {
   });
 }
 
-namespace {
-
 // Sets `path` (dotted mapping keys) of `root` to `value` parsed as YAML.
-void apply_override(const fs::path& file, YAML::Node root, const FieldOverride& o) {
+void apply_field_override(const fs::path& file, YAML::Node root, const FieldOverride& o) {
   std::vector<std::string> keys;
   for (size_t start = 0;;) {
     const size_t dot = o.path.find('.', start);
@@ -694,15 +705,13 @@ void apply_override(const fs::path& file, YAML::Node root, const FieldOverride& 
   }
 }
 
-}  // namespace
-
 Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
 
 Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& overrides) {
   if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
   const YamlFields f(file);
   const YAML::Node root = f.load();
-  for (const FieldOverride& o : overrides) apply_override(file, root, o);
+  for (const FieldOverride& o : overrides) apply_field_override(file, root, o);
   f.require_known_keys(root, "",
                        {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
                         "reliability"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)

@@ -1,11 +1,17 @@
 #include "simulation.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <simgrid/plugins/load.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
+#include <map>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -27,6 +33,47 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Runs in the child: everything that touches SimGrid.
+// Where the child writes its simulated clock for SimulationOptions::on_progress; -1 for none.
+int progress_fd = -1;
+
+// Every ~0.2 s of wall time, the simulated clock to progress_fd (never blocking: a full pipe
+// drops the update).
+void report_progress_while_running() {
+  if (progress_fd < 0) return;
+  auto last = std::make_shared<Clock::time_point>(Clock::now());
+  simgrid::s4u::Engine::on_time_advance_cb([last](double) {
+    const Clock::time_point now = Clock::now();
+    if (now - *last < std::chrono::milliseconds(200)) return;
+    *last = now;
+    const double clock_s = simgrid::s4u::Engine::get_clock();
+    [[maybe_unused]] const ssize_t n = write(progress_fd, &clock_s, sizeof clock_s);
+  });
+}
+
+// Bytes each link carried, by direction, from SimGrid's link-load plugin.
+std::vector<LinkUsage> link_usage(const simgrid::s4u::Engine& engine) {
+  std::map<std::string, LinkUsage> by_name;
+  for (const simgrid::s4u::Link* link : engine.get_all_links()) {
+    std::string name = link->get_name();
+    bool down = false;
+    for (const char* suffix : {"_UP", "_DOWN"}) {
+      const std::string sfx = suffix;
+      if (name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0) {
+        down = sfx == "_DOWN";
+        name.resize(name.size() - sfx.size());
+      }
+    }
+    auto [it, fresh] = by_name.try_emplace(name, classify_link(name));
+    LinkUsage& u = it->second;
+    if (fresh) u.bandwidth_Bps = link->get_bandwidth();
+    (down ? u.down_bytes : u.up_bytes) += sg_link_get_cum_load(link);
+  }
+  std::vector<LinkUsage> usage;
+  for (auto& [name, u] : by_name) usage.push_back(std::move(u));
+  return usage;
+}
+
+// Runs in the child: everything that touches SimGrid.
 SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu_speed_flops,
                              const Workload& workload, const std::vector<Event>& events,
                              const SimulationOptions& options) {
@@ -38,9 +85,13 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   char* argv[] = {arg0, arg1, arg2, nullptr};
   simgrid::s4u::Engine engine(&argc, argv);
   configure_network_model(engine);
+  if (options.record_link_usage) sg_link_load_plugin_init();
   const auto build_start = Clock::now();
   Platform platform = build_platform(topology, nodes, gpu_speed_flops);
   apply_events(events, platform, topology);
+  if (options.record_link_usage)
+    for (const simgrid::s4u::Link* link : engine.get_all_links()) sg_link_load_track(link);
+  report_progress_while_running();
   result.platform_build_wall_s = seconds_since(build_start);
 
   const auto run_start = Clock::now();
@@ -50,6 +101,7 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   result.engine = run_engine(engine, platform, topology.node, workload, options.record_trace, failures_possible,
                              !events.empty());
   result.simulation_wall_s = seconds_since(run_start);
+  if (options.record_link_usage) result.links = link_usage(engine);
   return result;
 }
 
@@ -60,6 +112,8 @@ json to_json(const SimulationResult& r) {
   for (const TraceSpan& sp : r.engine.spans)
     spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s, sp.group,
                      int(sp.collective)});
+  json links = json::array();
+  for (const LinkUsage& l : r.links) links.push_back({l.name, l.bandwidth_Bps, l.up_bytes, l.down_bytes});
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
           {"ranks", ranks},                      {"spans", spans},
@@ -67,7 +121,8 @@ json to_json(const SimulationResult& r) {
           {"completed", r.engine.completed},
           {"unfinished_ranks", r.engine.unfinished_ranks},
           {"stopped_s", r.engine.stopped_s},
-          {"waited_on_s", r.engine.waited_on_s}};
+          {"waited_on_s", r.engine.waited_on_s},
+          {"links", links}};
 }
 
 SimulationResult from_json(const json& j) {
@@ -85,6 +140,13 @@ SimulationResult from_json(const json& j) {
   r.engine.unfinished_ranks = j["unfinished_ranks"];
   r.engine.stopped_s = j["stopped_s"];
   r.engine.waited_on_s = j["waited_on_s"].get<std::vector<double>>();
+  for (const json& l : j["links"]) {
+    LinkUsage u = classify_link(l[0].get<std::string>());
+    u.bandwidth_Bps = l[1];
+    u.up_bytes = l[2];
+    u.down_bytes = l[3];
+    r.links.push_back(std::move(u));
+  }
   return r;
 }
 
@@ -97,25 +159,15 @@ void write_all(int fd, const std::vector<uint8_t>& bytes) {
   }
 }
 
-std::vector<uint8_t> read_all(int fd) {
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  return bytes;
-}
-
-// A forked child computing one SimulationResult; finish() collects it.
+// A forked child computing one SimulationResult; finish() collects it. With `progress`, the child
+// also reports its simulated clock on a second pipe.
 class ChildSimulation {
  public:
-  ChildSimulation(std::string what, const std::function<SimulationResult()>& body) : what_(std::move(what)) {
-    int fds[2];
+  ChildSimulation(std::string what, const std::function<SimulationResult()>& body, bool progress = false)
+      : what_(std::move(what)) {
+    int fds[2], progress_fds[2] = {-1, -1};
     if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
+    if (progress && pipe(progress_fds) != 0) throw std::runtime_error("simulate: pipe() failed");
     // The child inherits unflushed stdio buffers; SimGrid flushes them, which would print twice.
     std::cout.flush();
     std::fflush(nullptr);
@@ -123,6 +175,11 @@ class ChildSimulation {
     if (pid_ < 0) throw std::runtime_error("simulate: fork() failed");
     if (pid_ == 0) {
       close(fds[0]);
+      if (progress) {
+        close(progress_fds[0]);
+        fcntl(progress_fds[1], F_SETFL, O_NONBLOCK);
+        progress_fd = progress_fds[1];
+      }
       json reply;
       try {
         reply = {{"ok", to_json(body())}};
@@ -138,14 +195,37 @@ class ChildSimulation {
     }
     close(fds[1]);
     fd_ = fds[0];
+    if (progress) {
+      close(progress_fds[1]);
+      progress_fd_ = progress_fds[0];
+    }
   }
+  ChildSimulation(ChildSimulation&& o) noexcept
+      : what_(std::move(o.what_)), pid_(std::exchange(o.pid_, -1)), fd_(std::exchange(o.fd_, -1)),
+        progress_fd_(std::exchange(o.progress_fd_, -1)) {}
+  ChildSimulation(const ChildSimulation&) = delete;
+  ~ChildSimulation() { kill_child(); }
 
-  // Returns what the child's body returned, or rethrows what it threw.
-  SimulationResult finish() {
-    const std::vector<uint8_t> bytes = read_all(fd_);
-    close(fd_);
+  // Returns what the child's body returned, or rethrows what it threw. Polls every 0.1 s for
+  // `cancel` (then kills the child and throws SimulationCancelled) and passes progress reports on.
+  SimulationResult finish(const std::atomic<bool>* cancel = nullptr,
+                          const std::function<void(double)>& on_progress = {}) {
+    std::vector<uint8_t> bytes;
+    for (bool open = true; open;) {
+      if (cancel && cancel->load()) {
+        kill_child();
+        throw SimulationCancelled();
+      }
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {progress_fd_, POLLIN, 0}};
+      const int ready = poll(fds, progress_fd_ >= 0 ? 2 : 1, 100);
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) continue;
+      if (progress_fd_ >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) read_progress(on_progress);
+      if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) open = read_some(bytes);
+    }
+    close_fds();
     int status = 0;
-    waitpid(pid_, &status, 0);
+    waitpid(std::exchange(pid_, -1), &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
       throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what_, status));
     const json reply = json::from_msgpack(bytes);
@@ -158,9 +238,42 @@ class ChildSimulation {
   }
 
  private:
+  // False at the end of the stream.
+  bool read_some(std::vector<uint8_t>& bytes) {
+    uint8_t buf[1 << 16];
+    const ssize_t n = read(fd_, buf, sizeof buf);
+    if (n < 0) return errno == EINTR || errno == EAGAIN;
+    bytes.insert(bytes.end(), buf, buf + n);
+    return n > 0;
+  }
+
+  void read_progress(const std::function<void(double)>& on_progress) {
+    double clock_s[64];
+    const ssize_t n = read(progress_fd_, clock_s, sizeof clock_s);
+    if (n <= 0) {
+      close(std::exchange(progress_fd_, -1));
+      return;
+    }
+    if (on_progress && n >= ssize_t(sizeof(double))) on_progress(clock_s[n / sizeof(double) - 1]);
+  }
+
+  void close_fds() {
+    if (fd_ >= 0) close(std::exchange(fd_, -1));
+    if (progress_fd_ >= 0) close(std::exchange(progress_fd_, -1));
+  }
+
+  void kill_child() {
+    close_fds();
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(std::exchange(pid_, -1), nullptr, 0);
+    }
+  }
+
   std::string what_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  int progress_fd_ = -1;
 };
 
 SimulationResult run_in_child(const std::string& what, const std::function<SimulationResult()>& body) {
@@ -193,32 +306,52 @@ ComputeModel compute_model_of(const Scenario& s) { return calibrated_compute_mod
 
 SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
   const ComputeModel compute = compute_model_of(s);
-  SimulationResult result = run_in_child(s.name, simulation_body(s, compute, options));
+  const bool progress = bool(options.on_progress);
+  SimulationResult result =
+      ChildSimulation(s.name, simulation_body(s, compute, options), progress).finish(options.cancel, options.on_progress);
   result.efficiency_source = efficiency_source(s);
   return result;
 }
 
-std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel) {
+std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel,
+                                             const std::function<void(size_t, const SimulationOutcome&)>& on_outcome,
+                                             const std::atomic<bool>* cancel) {
   std::vector<SimulationOutcome> outcomes(scenarios.size());
-  for (size_t first = 0; first < scenarios.size(); first += size_t(std::max(1, parallel))) {
-    const size_t last = std::min(scenarios.size(), first + size_t(std::max(1, parallel)));
-    std::vector<std::pair<size_t, ChildSimulation>> running;
-    for (size_t i = first; i < last; ++i) {
+  auto report = [&](size_t i) {
+    if (on_outcome) on_outcome(i, outcomes[i]);
+  };
+  // A window of up to `parallel` children, collected oldest first so outcomes come in order.
+  std::deque<std::pair<size_t, ChildSimulation>> running;
+  size_t next = 0;
+  while (next < scenarios.size() || !running.empty()) {
+    const bool cancelled = cancel && cancel->load();
+    while (!cancelled && next < scenarios.size() && running.size() < size_t(std::max(1, parallel))) {
+      const size_t i = next++;
       try {
         const ComputeModel compute = compute_model_of(scenarios[i]);
         running.emplace_back(i, ChildSimulation(scenarios[i].name, simulation_body(scenarios[i], compute, {})));
       } catch (const std::exception& e) {
         outcomes[i].error = e.what();
+        report(i);
       }
     }
-    for (auto& [i, child] : running) {
-      try {
-        outcomes[i].result = child.finish();
-        outcomes[i].result->efficiency_source = efficiency_source(scenarios[i]);
-      } catch (const std::exception& e) {
-        outcomes[i].error = e.what();
+    if (running.empty()) {
+      if (!cancelled) continue;
+      for (; next < scenarios.size(); ++next) {
+        outcomes[next].error = SimulationCancelled().what();
+        report(next);
       }
+      break;
     }
+    auto& [i, child] = running.front();
+    try {
+      outcomes[i].result = child.finish(cancel);
+      outcomes[i].result->efficiency_source = efficiency_source(scenarios[i]);
+    } catch (const std::exception& e) {
+      outcomes[i].error = e.what();
+    }
+    report(i);
+    running.pop_front();
   }
   return outcomes;
 }

@@ -2,13 +2,17 @@
 // One simulated iteration of a scenario. SimGrid 3.32 supports one Engine per process (a second
 // one inherits the first one's clock), so every simulation runs in a forked child process that
 // sends its result back over a pipe; callers may simulate as many scenarios as they like.
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "compute_model.hpp"
 #include "engine.hpp"
+#include "link_usage.hpp"
 #include "scenario.hpp"
 
 namespace dtsim {
@@ -18,6 +22,17 @@ ComputeModel compute_model_of(const Scenario& s);
 
 struct SimulationOptions {
   bool record_trace = false;
+  bool record_link_usage = false;  // bytes per link (SimulationResult::links)
+  // Set to true (from any thread) to stop: the child is killed and simulate throws
+  // SimulationCancelled within about 0.1 s.
+  const std::atomic<bool>* cancel = nullptr;
+  // Called on the calling thread with the child's simulated clock, about every 0.2 s of wall time.
+  std::function<void(double simulated_s)> on_progress;
+};
+
+class SimulationCancelled : public std::runtime_error {
+ public:
+  SimulationCancelled() : std::runtime_error("simulation cancelled") {}
 };
 
 struct SimulationResult {
@@ -25,6 +40,7 @@ struct SimulationResult {
   double platform_build_wall_s = 0;
   double simulation_wall_s = 0;
   std::string efficiency_source;  // "datasheet defaults" or the calibration file
+  std::vector<LinkUsage> links;   // with record_link_usage: every link of the platform
 };
 
 // Throws InputError for bad input (e.g. a bad calibration file), std::runtime_error if the
@@ -37,7 +53,12 @@ struct SimulationOutcome {
   std::optional<SimulationResult> result;
   std::string error;
 };
-std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel);
+// `on_outcome`, if given, is called with each outcome as soon as it is known (in order of the
+// scenarios); with `cancel` set, the running children are killed and the call returns what it has.
+std::vector<SimulationOutcome> simulate_many(
+    const std::vector<Scenario>& scenarios, int parallel,
+    const std::function<void(size_t index, const SimulationOutcome&)>& on_outcome = {},
+    const std::atomic<bool>* cancel = nullptr);
 
 // Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,
 // every GPU host at `gpu_speed_flops`, with `events` applied.

@@ -141,7 +141,7 @@ void fill_from_report(SweepPoint& p, const Report& rep, double tokens) {
 
 }  // namespace
 
-SweepResult run_sweep(const SweepRequest& request) {
+SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress) {
   check_request(request);
   const auto start = std::chrono::steady_clock::now();
   SweepResult result;
@@ -156,7 +156,7 @@ SweepResult run_sweep(const SweepRequest& request) {
   // The base scenario: needed to lay out GPU counts and tied fields; otherwise only for its name.
   std::optional<Scenario> base;
   try {
-    base = load_scenario(request.scenario_file);
+    base = load_scenario(request.scenario_file, request.base_overrides);
   } catch (const InputError&) {
     if (!result.tied.empty()) throw;
   }
@@ -181,7 +181,9 @@ SweepResult run_sweep(const SweepRequest& request) {
         p.value = request.values[i];
         overrides = field_overrides(request, p.value, base ? &*base : nullptr);
       }
-      Scenario s = load_scenario(request.scenario_file, overrides);
+      std::vector<FieldOverride> all = request.base_overrides;
+      all.insert(all.end(), overrides.begin(), overrides.end());
+      Scenario s = load_scenario(request.scenario_file, all);
       set_layout(p, s);
       const MemoryBreakdown memory = peak_memory_per_gpu(s);
       p.memory_bytes = memory.total_bytes;
@@ -208,21 +210,25 @@ SweepResult run_sweep(const SweepRequest& request) {
     }
     result.points.push_back(std::move(p));
   }
+  if (progress.on_point)
+    for (size_t i = 0; i < result.points.size(); ++i)
+      if (std::find(point_of.begin(), point_of.end(), i) == point_of.end()) progress.on_point(i, result.points[i]);
 
-  const std::vector<SimulationOutcome> outcomes = simulate_many(to_simulate, result.parallel);
-  for (size_t k = 0; k < outcomes.size(); ++k) {
+  auto take_outcome = [&](size_t k, const SimulationOutcome& outcome) {
     SweepPoint& p = result.points[point_of[k]];
     p.status = SweepStatus::failed;
-    if (!outcomes[k].result) {
-      p.error = outcomes[k].error.empty() ? "simulation failed" : outcomes[k].error;
-      continue;
+    if (!outcome.result) {
+      p.error = outcome.error.empty() ? "simulation failed" : outcome.error;
+    } else {
+      try {
+        fill_from_report(p, make_report(to_simulate[k], *outcome.result), request.tokens);
+      } catch (const std::exception& e) {
+        p.error = e.what();
+      }
     }
-    try {
-      fill_from_report(p, make_report(to_simulate[k], *outcomes[k].result), request.tokens);
-    } catch (const std::exception& e) {
-      p.error = e.what();
-    }
-  }
+    if (progress.on_point) progress.on_point(point_of[k], p);
+  };
+  simulate_many(to_simulate, result.parallel, take_outcome, progress.cancel);
 
   for (size_t i = 0; i < result.points.size(); ++i)
     if (result.points[i].simulated() && result.points[i].tokens_per_s > 0) {

@@ -15,22 +15,38 @@
 // Every point is loaded with load_scenario(file, overrides), so every check of `dtsim run`
 // applies. A point that fails them (InputError) or does not fit in GPU memory is reported with
 // its reason and not simulated; a simulation that fails is reported too; the others still run.
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "scenario_loader.hpp"
+
 namespace dtsim {
 
 struct SweepRequest {
   std::filesystem::path scenario_file;
+  // Applied to the file before each point's own overrides (the GUI's unsaved edits).
+  std::vector<FieldOverride> base_overrides;
   // Exactly one of: gpu_counts (a GPU-count sweep), or field + values.
   std::vector<int> gpu_counts;
   std::string field;                // dotted path, e.g. "parallelism.tp", "training.micro_batch"
   std::vector<std::string> values;  // as written in YAML
   double tokens = 300e9;            // tokens to train on, for time to train
   int parallel = 0;                 // simulations at once; 0: std::thread::hardware_concurrency()
+};
+
+struct SweepPoint;
+// Optional hooks for a front end that shows points as they come (the GUI).
+struct SweepProgress {
+  // Called on run_sweep's thread with each point once known: rejected points first, then each
+  // simulated one when its simulation ends (scaling_efficiency is filled in only at the end).
+  std::function<void(size_t index, const SweepPoint& point)> on_point;
+  // Set to true to stop; points not simulated yet are reported failed with "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 enum class SweepStatus {
@@ -83,7 +99,7 @@ struct SweepResult {
 // Throws InputError for a request that cannot be swept at all: a bad base scenario file (for a
 // GPU-count sweep and tied fields, the base must load), no values, a tokens count <= 0, both or
 // neither of gpu_counts and field. Errors of single points go into their SweepPoint.
-SweepResult run_sweep(const SweepRequest& request);
+SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress = {});
 
 // A comma-separated list; an item "A-B" of two positive integers stands for the powers of two
 // from A to B ("1-8" = 1,2,4,8). Items are kept as written otherwise ("a100-80gb-sxm", "1f1b").

@@ -1,0 +1,372 @@
+#include "scenario_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include "device_spec.hpp"
+#include "memory_model.hpp"
+#include "transformer_config.hpp"
+#include "what_if.hpp"
+
+namespace dtsim::gui {
+
+namespace {
+
+const char* kFlagStyle = "border: 2px solid #d00000;";
+const QString kHfItem = "Hugging Face config.json…";
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QStringList preset_names() {
+  QStringList names;
+  for (const std::string& n : model_preset_names()) names << q(n);
+  return names;
+}
+
+void set_text(QWidget* w, const QString& text) {
+  const QSignalBlocker block(w);
+  if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(text);
+  if (auto* c = qobject_cast<QComboBox*>(w)) {
+    int i = c->findData(text);
+    if (i < 0) i = c->findText(text);
+    if (i < 0) {
+      c->addItem(text, text);
+      i = c->count() - 1;
+    }
+    c->setCurrentIndex(i);
+  }
+  if (auto* b = qobject_cast<QCheckBox*>(w)) b->setChecked(text == "true");
+}
+
+}  // namespace
+
+ScenarioPanel::ScenarioPanel(ScenarioDocument& document, const QString& topologies_dir, QWidget* parent)
+    : QWidget(parent), document_(document), topologies_dir_(topologies_dir) {
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(buildModel());
+  layout->addWidget(buildTraining());
+  layout->addWidget(buildParallelism());
+  layout->addWidget(buildCluster());
+  layout->addWidget(buildCalibrationAndEvents());
+  layout_summary_ = new QLabel;
+  layout_summary_->setWordWrap(true);
+  layout_summary_->setObjectName("layout_summary");
+  layout->addWidget(layout_summary_);
+  error_ = new QLabel;
+  error_->setObjectName("scenario_error");
+  error_->setWordWrap(true);
+  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_->setStyleSheet("color: #b00020");
+  layout->addWidget(error_);
+  layout->addStretch();
+}
+
+QLineEdit* ScenarioPanel::lineField(const QString& path, const QString& tooltip) {
+  auto* e = new QLineEdit;
+  e->setObjectName(path);
+  e->setToolTip(tooltip);
+  connect(e, &QLineEdit::textEdited, this, [this, path](const QString& text) { fieldEdited(path, text); });
+  fields_[path] = e;
+  return e;
+}
+
+QComboBox* ScenarioPanel::comboField(const QString& path, const QStringList& items, const QString& tooltip) {
+  auto* c = new QComboBox;
+  c->setObjectName(path);
+  c->setToolTip(tooltip);
+  for (const QString& item : items) c->addItem(item, item);
+  connect(c, &QComboBox::activated, this, [this, path, c](int i) { fieldEdited(path, c->itemData(i).toString()); });
+  fields_[path] = c;
+  return c;
+}
+
+QWidget* ScenarioPanel::checkField(const QString& path, const QString& text) {
+  auto* b = new QCheckBox(text);
+  b->setObjectName(path);
+  connect(b, &QCheckBox::clicked, this, [this, path](bool on) { fieldEdited(path, on ? "true" : "false"); });
+  fields_[path] = b;
+  return b;
+}
+
+QWidget* ScenarioPanel::buildModel() {
+  auto* box = new QGroupBox("Model");
+  auto* form = new QFormLayout(box);
+  form->addRow("name", lineField("name", "the scenario's name (reports, run labels)"));
+  auto* model = new QComboBox;
+  model->setObjectName("model.preset");
+  model->addItems(preset_names());
+  model->addItem(kHfItem);
+  model->setToolTip("a built-in model preset, or a Hugging Face config.json");
+  connect(model, &QComboBox::activated, this, &ScenarioPanel::chooseModel);
+  fields_["model.preset"] = model;
+  form->addRow("model", model);
+  form->addRow("sequence length", lineField("model.seq_len", "tokens per sequence (model.seq_len)"));
+  model_summary_ = new QLabel;
+  model_summary_->setObjectName("model_summary");
+  model_summary_->setWordWrap(true);
+  form->addRow(model_summary_);
+  return box;
+}
+
+QWidget* ScenarioPanel::buildTraining() {
+  auto* box = new QGroupBox("Training");
+  auto* form = new QFormLayout(box);
+  form->addRow("global batch", lineField("training.global_batch", "sequences per iteration, all replicas"));
+  form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
+  form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
+  form->addRow("recompute", comboField("training.recompute", {"none", "selective", "full"}, "activation recomputation"));
+  return box;
+}
+
+QWidget* ScenarioPanel::buildParallelism() {
+  auto* box = new QGroupBox("Parallelism");
+  auto* form = new QFormLayout(box);
+  auto* degrees = new QHBoxLayout;
+  for (const char* d : {"tp", "cp", "pp", "dp", "ep"}) {
+    degrees->addWidget(new QLabel(d));
+    QLineEdit* e = lineField(QString("parallelism.") + d, QString("%1 degree (parallelism.%1)").arg(d));
+    e->setMaximumWidth(56);
+    degrees->addWidget(e);
+  }
+  form->addRow(degrees);
+  form->addRow("schedule", comboField("parallelism.schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble"},
+                                      "pipeline schedule"));
+  form->addRow("virtual stages", lineField("parallelism.virtual_stages", "model chunks per GPU (interleaved_1f1b)"));
+  form->addRow("ZeRO stage", comboField("parallelism.zero_stage", {"0", "1", "2", "3"},
+                                        "0: all-reduce; 1: sharded optimizer; 2: + gradients; 3: + weights"));
+  form->addRow("bucket MB", lineField("parallelism.bucket_mb", "gradient bucket size, MB"));
+  form->addRow(checkField("parallelism.sequence_parallel", "sequence parallel"));
+  form->addRow(checkField("parallelism.tp_comm_overlap", "TP communication overlap"));
+  form->addRow(checkField("parallelism.overlap_grad_reduce", "overlap gradient reduction"));
+  return box;
+}
+
+QWidget* ScenarioPanel::buildCluster() {
+  auto* box = new QGroupBox("Cluster");
+  auto* form = new QFormLayout(box);
+  QStringList gpus;
+  for (const std::string& id : device_ids()) gpus << q(id);
+  form->addRow("GPU", comboField("cluster.gpu", gpus, "GPU type"));
+  form->addRow("nodes", lineField("cluster.nodes", "nodes in the cluster"));
+  auto* topology = comboField("cluster.topology", {}, "topology file (topologies/)");
+  for (const QFileInfo& f : QDir(topologies_dir_).entryInfoList({"*.yaml"}, QDir::Files, QDir::Name))
+    topology->addItem(f.completeBaseName(), f.absoluteFilePath());
+  form->addRow("topology", topology);
+  QLineEdit* over = lineField("cluster.oversubscription", "leaf down/up bandwidth ratio (fat_tree, rail_optimized)");
+  over->setPlaceholderText("as in the topology file");
+  form->addRow("oversubscription", over);
+  return box;
+}
+
+QWidget* ScenarioPanel::buildCalibrationAndEvents() {
+  auto* box = new QGroupBox("Calibration and what-if events");
+  auto* form = new QFormLayout(box);
+  auto* calibration = new QHBoxLayout;
+  QLineEdit* file = lineField("calibration", "calibration JSON written by dtsim-profile (optional)");
+  file->setPlaceholderText("datasheet defaults");
+  auto* browse = new QPushButton("…");
+  connect(browse, &QPushButton::clicked, this, &ScenarioPanel::chooseCalibration);
+  calibration->addWidget(file);
+  calibration->addWidget(browse);
+  form->addRow("calibration", calibration);
+  events_ = new QListWidget;
+  events_->setObjectName("events");
+  events_->setMaximumHeight(90);
+  events_->setToolTip("click a GPU, node or link in the Topology tab to add one");
+  fields_["events"] = events_;
+  form->addRow("events", events_);
+  auto* buttons = new QHBoxLayout;
+  auto* remove = new QPushButton("Remove event");
+  auto* clear = new QPushButton("Clear events");
+  buttons->addWidget(remove);
+  buttons->addWidget(clear);
+  form->addRow(buttons);
+  connect(remove, &QPushButton::clicked, this, [this] {
+    if (events_->currentRow() < 0) return;
+    document_.removeEvent(size_t(events_->currentRow()));
+    refreshEvents();
+    recheck();
+  });
+  connect(clear, &QPushButton::clicked, this, [this] {
+    document_.setEvents({});
+    refreshEvents();
+    recheck();
+  });
+  return box;
+}
+
+void ScenarioPanel::chooseModel(int index) {
+  auto* combo = qobject_cast<QComboBox*>(fields_["model.preset"]);
+  if (combo->itemText(index) == kHfItem) {
+    const QString file = QFileDialog::getOpenFileName(this, "Hugging Face config.json", QString(), "JSON (*.json)");
+    if (file.isEmpty()) return;
+    document_.set("model", "{hf_config: '" + QFileInfo(file).absoluteFilePath().toStdString() + "'}");
+    model_from_preset_ = false;
+  } else if (model_from_preset_) {
+    document_.set("model.preset", combo->itemText(index).toStdString());
+  } else {  // the file names a config.json: the preset replaces the whole model section
+    document_.set("model", "{preset: " + combo->itemText(index).toStdString() + "}");
+    model_from_preset_ = true;
+  }
+  recheck();
+}
+
+void ScenarioPanel::chooseCalibration() {
+  const QString file = QFileDialog::getOpenFileName(this, "Calibration file", QString(), "JSON (*.json)");
+  if (file.isEmpty()) return;
+  set_text(fields_["calibration"], file);
+  fieldEdited("calibration", file);
+}
+
+void ScenarioPanel::fieldEdited(const QString& path, const QString& value) {
+  // An emptied optional field goes back to its default ("~" is YAML's null).
+  last_edited_ = path;
+  const bool optional = path == "calibration" || path == "cluster.oversubscription";
+  document_.set(path.toStdString(), value.isEmpty() && optional ? "~" : value.toStdString());
+  recheck();
+}
+
+void ScenarioPanel::addEvent(const Event& event) {
+  document_.addEvent(event);
+  refreshEvents();
+  recheck();
+}
+
+void ScenarioPanel::refreshEvents() {
+  events_->clear();
+  for (const Event& e : document_.events()) events_->addItem(q(describe_event(e)));
+}
+
+void ScenarioPanel::reload() {
+  check_ = document_.check();
+  if (check_.scenario) {
+    const Scenario& s = *check_.scenario;
+    set_text(fields_["name"], q(s.name));
+    const auto presets = model_preset_names();
+    model_from_preset_ = std::find(presets.begin(), presets.end(), s.model.name) != presets.end();
+    set_text(fields_["model.preset"], model_from_preset_ ? q(s.model.name) : "config.json: " + q(s.model.name));
+    set_text(fields_["model.seq_len"], QString::number(s.model.seq_len));
+    set_text(fields_["training.global_batch"], QString::number(s.training.global_batch));
+    set_text(fields_["training.micro_batch"], QString::number(s.training.micro_batch));
+    set_text(fields_["training.precision"], to_string(s.training.precision));
+    set_text(fields_["training.recompute"], to_string(s.training.recompute));
+    const ParallelismConfig& p = s.parallelism;
+    set_text(fields_["parallelism.tp"], QString::number(p.tp));
+    set_text(fields_["parallelism.cp"], QString::number(p.cp));
+    set_text(fields_["parallelism.pp"], QString::number(p.pp));
+    set_text(fields_["parallelism.dp"], QString::number(p.dp));
+    set_text(fields_["parallelism.ep"], QString::number(p.ep));
+    set_text(fields_["parallelism.schedule"], to_string(p.schedule));
+    set_text(fields_["parallelism.virtual_stages"], QString::number(p.virtual_stages));
+    set_text(fields_["parallelism.zero_stage"], QString::number(p.zero_stage));
+    set_text(fields_["parallelism.bucket_mb"], QString::number(p.bucket_mb));
+    set_text(fields_["parallelism.sequence_parallel"], p.sequence_parallel ? "true" : "false");
+    set_text(fields_["parallelism.tp_comm_overlap"], p.tp_comm_overlap ? "true" : "false");
+    set_text(fields_["parallelism.overlap_grad_reduce"], p.overlap_grad_reduce ? "true" : "false");
+    set_text(fields_["cluster.gpu"], q(s.cluster.gpu));
+    set_text(fields_["cluster.nodes"], QString::number(s.cluster.nodes));
+    set_text(fields_["cluster.topology"], QFileInfo(QString::fromStdString(s.cluster.topology_file.string())).absoluteFilePath());
+    set_text(fields_["cluster.oversubscription"], "");
+    set_text(fields_["calibration"], s.calibration_file ? q(s.calibration_file->string()) : "");
+  }
+  refreshEvents();
+  flag(check_);
+  emit checked();
+}
+
+void ScenarioPanel::recheck() {
+  check_ = document_.check();
+  flag(check_);
+  emit checked();
+}
+
+QString ScenarioPanel::fieldForError(const QString& error_field) const {
+  if (fields_.contains(error_field)) return error_field;
+  // A whole section in error ("parallelism": tp*cp*pp*dp against the GPUs): the field of it the
+  // user changed last is the likely culprit.
+  if (last_edited_.startsWith(error_field + ".")) return last_edited_;
+  if (error_field.startsWith("events")) return "events";
+  if (error_field.startsWith("model")) return "model.preset";
+  QString best;  // the longest field path the error's path starts with
+  for (auto it = fields_.begin(); it != fields_.end(); ++it)
+    if (error_field.startsWith(it.key() + ".") && it.key().size() > best.size()) best = it.key();
+  return best;
+}
+
+void ScenarioPanel::flag(const ScenarioCheck& c) {
+  if (QWidget* w = fields_.value(flagged_)) {
+    w->setStyleSheet("");
+    w->setProperty("fieldError", QVariant());
+  }
+  flagged_.clear();
+  error_->setText(q(c.message));
+  if (c.error) {
+    flagged_ = fieldForError(q(c.error->field));
+    if (QWidget* w = fields_.value(flagged_)) {
+      w->setStyleSheet(kFlagStyle);
+      w->setProperty("fieldError", q(c.message));
+    }
+  }
+  if (c.scenario) showSummary(*c.scenario);
+  else layout_summary_->clear();
+}
+
+void ScenarioPanel::showSummary(const Scenario& s) {
+  const TransformerConfig& m = s.model;
+  model_summary_->setText(QString("%1: %2 layers, hidden %3, %4 heads (%5 KV), FFN %6, vocab %7, %8 B parameters")
+                              .arg(q(m.name)).arg(m.layers).arg(m.hidden).arg(m.heads).arg(m.kv_heads)
+                              .arg(m.ffn_hidden).arg(m.vocab).arg(double(parameter_count(m)) / 1e9, 0, 'f', 2));
+  const MemoryBreakdown memory = peak_memory_per_gpu(s);
+  QString text = QString("%1 GPUs (%2 nodes × %3), %4 micro-batches per replica. Memory per GPU: %5 of %6 GB")
+                     .arg(s.gpu_count()).arg(s.cluster.nodes).arg(s.cluster.topology.node.gpus)
+                     .arg(s.micro_batches_per_replica())
+                     .arg(memory.total_bytes / 1e9, 0, 'f', 1).arg(memory.capacity_bytes / 1e9, 0, 'f', 0);
+  if (!memory.fits()) text = "<span style='color:#b00020'>" + text + ": does not fit</span>";
+  layout_summary_->setText(text);
+}
+
+QWidget* ScenarioPanel::fieldWidget(const QString& path) const { return fields_.value(path); }
+
+bool ScenarioPanel::editField(const QString& path, const QString& text) {
+  QWidget* w = fields_.value(path);
+  if (auto* e = qobject_cast<QLineEdit*>(w)) {
+    e->setText(text);
+    emit e->textEdited(text);
+    return true;
+  }
+  if (auto* c = qobject_cast<QComboBox*>(w)) {
+    int i = c->findData(text);
+    if (i < 0) i = c->findText(text);
+    if (i < 0) return false;
+    c->setCurrentIndex(i);
+    emit c->activated(i);
+    return true;
+  }
+  if (auto* b = qobject_cast<QCheckBox*>(w)) {
+    b->setChecked(text == "true");
+    emit b->clicked(b->isChecked());
+    return true;
+  }
+  return false;
+}
+
+QString ScenarioPanel::errorText() const { return error_->text(); }
+
+QString ScenarioPanel::fieldError(const QString& path) const {
+  const QWidget* w = fields_.value(path);
+  return w ? w->property("fieldError").toString() : QString();
+}
+
+}  // namespace dtsim::gui

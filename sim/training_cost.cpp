@@ -1,0 +1,15 @@
+#include "training_cost.hpp"
+
+namespace dtsim {
+
+TrainingCost training_cost(const Report& r, double tokens, double usd_per_gpu_hour) {
+  TrainingCost c;
+  c.tokens = tokens;
+  if (r.tokens_per_s <= 0) return c;
+  c.time_s = tokens / r.tokens_per_s;
+  c.gpu_hours = c.time_s / 3600.0 * r.gpus;
+  c.cost_usd = c.gpu_hours * usd_per_gpu_hour;
+  return c;
+}
+
+}  // namespace dtsim

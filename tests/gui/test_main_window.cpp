@@ -1,0 +1,237 @@
+// dtsim-gui's window, driven as a user would: open a scenario, change a field, run, and compare
+// every number shown with the library's own for the same scenario; invalid fields, saving,
+// what-if events, cancelling, keeping runs, exports.
+#include <QCheckBox>
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+#include "compare_view.hpp"
+#include "headline_figures.hpp"
+#include "input_error.hpp"
+#include "main_window.hpp"
+#include "report.hpp"
+#include "scenario_loader.hpp"
+#include "scenario_panel.hpp"
+#include "simulation.hpp"
+#include "summary_view.hpp"
+#include "topology_view.hpp"
+
+using namespace dtsim;
+using namespace dtsim::gui;
+
+namespace {
+
+const QString kSource = DTSIM_SOURCE_DIR;
+const QString kScenario = kSource + "/scenarios/gpt3-1.3b-8-h100.yaml";
+
+// What `dtsim run` would report for the file with these overrides.
+Report libraryReport(const std::vector<FieldOverride>& overrides) {
+  const Scenario s = load_scenario(kScenario.toStdString(), overrides);
+  return make_report(s, simulate(s));
+}
+
+std::string libraryError(const std::vector<FieldOverride>& overrides) {
+  try {
+    load_scenario(kScenario.toStdString(), overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+bool runAndWait(MainWindow& w) {
+  if (!w.run()) return false;
+  QSignalSpy done(&w, &MainWindow::runFinished);
+  return done.wait(120000) && w.currentRun() != nullptr;
+}
+
+QByteArray readAll(const QString& file) {
+  QFile f(file);
+  f.open(QIODevice::ReadOnly);
+  return f.readAll();
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void changedFieldRunsAndShowsTheLibrarysNumbers() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(w.scenarioPanel()->lastCheck().scenario.has_value());
+    QVERIFY(w.scenarioPanel()->editField("training.micro_batch", "2"));
+    QCOMPARE(w.scenarioPanel()->errorText(), QString());
+    QVERIFY(runAndWait(w));
+
+    const Report expected = libraryReport({{"training.micro_batch", "2"}});
+    QCOMPARE(expected.micro_batches, 16);  // 256 / (8 replicas x 2)
+    QCOMPARE(w.currentRun()->report->iteration_s, expected.iteration_s);
+    const TrainingCost cost = training_cost(expected, 300e9, 2.0);  // the summary's default inputs
+    for (const HeadlineFigure& f : headline_figures(expected, cost))
+      QCOMPARE(w.summary()->figureText(QString::fromStdString(f.key)), QString::fromStdString(f.text));
+    // Time to train 300B tokens, by hand: 300e9 / tokens_per_s seconds, in days.
+    QCOMPARE(w.summary()->figureText("time_to_train_days"),
+             QString::number(300e9 / expected.tokens_per_s / 86400, 'f', 1) + " days");
+  }
+
+  void summaryFollowsTheTokenCountAndPrice() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(runAndWait(w));
+    auto* tokens = w.summary()->findChild<QLineEdit*>("tokens");
+    auto* price = w.summary()->findChild<QLineEdit*>("usd_per_gpu_hour");
+    tokens->setText("1e12");
+    price->setText("3");
+    const Report& r = *w.currentRun()->report;
+    const double gpu_hours = 1e12 / r.tokens_per_s / 3600 * 8;
+    QCOMPARE(w.summary()->figureText("gpu_hours"), QString::number(gpu_hours, 'f', 0));
+    QCOMPARE(w.summary()->figureText("cost_usd"), "$" + QString::number(3 * gpu_hours, 'f', 0));
+  }
+
+  void invalidFieldShowsTheCliMessageAtTheField() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    ScenarioPanel* panel = w.scenarioPanel();
+
+    QVERIFY(panel->editField("training.global_batch", "abc"));
+    const std::string expected = libraryError({{"training.global_batch", "abc"}});
+    QVERIFY(expected.find("training.global_batch") != std::string::npos);
+    QCOMPARE(panel->errorText(), QString::fromStdString(expected));
+    QCOMPARE(panel->fieldError("training.global_batch"), QString::fromStdString(expected));
+    QVERIFY(!w.run());  // nothing to simulate
+
+    // tp 3 on 8 GPUs: the library names the section (tp*cp*pp*dp against the GPUs); the panel
+    // flags the field of it that was changed.
+    QVERIFY(panel->editField("training.global_batch", "256"));
+    QCOMPARE(panel->errorText(), QString());
+    QCOMPARE(panel->fieldError("training.global_batch"), QString());
+    QVERIFY(panel->editField("parallelism.tp", "3"));
+    InputErrorInfo info;
+    try {
+      load_scenario(kScenario.toStdString(), {{"parallelism.tp", "3"}});
+      QFAIL("tp 3 on 8 GPUs loaded");
+    } catch (const InputError& e) {
+      info = e.info();
+    }
+    QCOMPARE(panel->errorText(), QString::fromStdString(format_input_error(info)));
+    QCOMPARE(info.field, std::string("parallelism"));
+    QCOMPARE(panel->fieldError("parallelism.tp"), QString::fromStdString(format_input_error(info)));
+    QCOMPARE(panel->fieldError("parallelism.dp"), QString());
+  }
+
+  void savedScenarioLoadsWithTheEdits() {
+    QTemporaryDir dir;
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(w.scenarioPanel()->editField("parallelism.tp", "2"));
+    QVERIFY(w.scenarioPanel()->editField("parallelism.dp", "4"));
+    StragglerEvent slow;
+    slow.gpu = 3;
+    slow.slowdown = 1.25;
+    w.scenarioPanel()->addEvent(slow);
+    const QString file = dir.path() + "/sub/edited.yaml";
+    QDir().mkpath(dir.path() + "/sub");
+    QCOMPARE(w.saveScenarioAs(file), QString());
+
+    const Scenario saved = load_scenario(file.toStdString());
+    QCOMPARE(saved.parallelism.tp, 2);
+    QCOMPARE(saved.parallelism.dp, 4);
+    QCOMPARE(saved.events.size(), size_t(1));
+    QCOMPARE(std::get<StragglerEvent>(saved.events[0]).gpu, 3);
+    QCOMPARE(std::get<StragglerEvent>(saved.events[0]).slowdown, 1.25);
+    // The topology path was rebased: the saved file names the same topology file.
+    QCOMPARE(std::filesystem::canonical(saved.cluster.topology_file),
+             std::filesystem::canonical((kSource + "/topologies/dgx-h100-ndr-fattree.yaml").toStdString()));
+    QVERIFY(!w.document().modified());  // now editing the saved file
+  }
+
+  void topologyClickAddsAnEventAndTheRunComparesWithout() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    const auto event = TopologyView::makeEvent(w.topology()->gpuElement(5), WhatIf::slow, 1.5);
+    QVERIFY(event.has_value());
+    emit w.topology()->eventRequested(*event);
+    QCOMPARE(w.document().events().size(), size_t(1));
+    QVERIFY(runAndWait(w));
+    QVERIFY(!w.currentRun()->what_if.empty());  // compared with the same run without the event
+    // The library's numbers for the same scenario: GPU 5 1.5x slower holds every replica back.
+    const Report healthy = libraryReport({});
+    const Report slowed = libraryReport({{"events", "[{type: straggler, gpu: 5, slowdown: 1.5}]"}});
+    QCOMPARE(w.currentRun()->report->iteration_s, slowed.iteration_s);
+    QVERIFY(slowed.iteration_s > 1.3 * healthy.iteration_s);
+    QCOMPARE(w.topology()->markOf(w.topology()->gpuElement(5)), Mark::slowed);
+  }
+
+  void cancelStopsALongRun() {
+    MainWindow w(kSource);
+    w.openScenario(kSource + "/scenarios/gpt3-175b-1024-a100.yaml");  // tens of seconds to simulate
+    QVERIFY(w.run());
+    QVERIFY(w.isRunning());
+    QTest::qWait(300);
+    w.cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isRunning(), 5000);
+    QCOMPARE(w.progressText(), QString("cancelled"));
+    QVERIFY(w.currentRun() == nullptr);
+  }
+
+  void keptRunsAreComparedSideBySide() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(runAndWait(w));
+    w.keepCurrentRun();
+    QVERIFY(w.scenarioPanel()->editField("training.micro_batch", "1"));
+    QVERIFY(runAndWait(w));
+    w.keepCurrentRun();
+    QCOMPARE(w.keptRuns().size(), size_t(2));
+    const Report a = libraryReport({});
+    const Report b = libraryReport({{"training.micro_batch", "1"}});
+    CompareView* c = w.compare();
+    const int row = c->rowOf("iteration_s");
+    QCOMPARE(c->cellText(row, 0), QString::number(a.iteration_s, 'f', 4) + " s");
+    const double change = b.iteration_s / a.iteration_s - 1;
+    QCOMPARE(c->cellText(row, 1), QString("%1 s  (%2%3 %)")
+                                      .arg(b.iteration_s, 0, 'f', 4)
+                                      .arg(change >= 0 ? "+" : "")
+                                      .arg(100 * change, 0, 'f', 1));
+    // CSV: one line per kept run, the iteration time shortest round-trip.
+    const QStringList lines = c->csv().split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[1].split(',')[1].toDouble(), a.iteration_s);
+    QCOMPARE(lines[2].split(',')[1].toDouble(), b.iteration_s);
+  }
+
+  void exportsWriteTheLibrarysOutputs() {
+    QTemporaryDir dir;
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(runAndWait(w));
+    const Report& r = *w.currentRun()->report;
+    QCOMPARE(w.exportReportJson(dir.path() + "/r.json"), QString());
+    QCOMPARE(readAll(dir.path() + "/r.json").toStdString(), report_to_json(r).dump(2) + "\n");
+    QCOMPARE(w.exportReportCsv(dir.path() + "/r.csv"), QString());
+    QVERIFY(readAll(dir.path() + "/r.csv").startsWith("run,iteration_s,tokens_per_s,"));
+    QCOMPARE(w.exportTrace(dir.path() + "/t.json"), QString());
+    const auto trace = nlohmann::json::parse(readAll(dir.path() + "/t.json").toStdString());
+    QVERIFY(trace.contains("traceEvents") && trace["traceEvents"].size() > 8);
+    for (int tab = 0; tab < w.tabs()->count(); ++tab) {
+      w.tabs()->setCurrentIndex(tab);
+      const QString png = QString("%1/view%2.png").arg(dir.path()).arg(tab);
+      QCOMPARE(w.exportCurrentView(png), QString());
+      QVERIFY(!QImage(png).isNull());
+      const QString svg = QString("%1/view%2.svg").arg(dir.path()).arg(tab);
+      QCOMPARE(w.exportCurrentView(svg), QString());
+      QVERIFY(readAll(svg).contains("<svg"));
+    }
+    QVERIFY(!w.exportReportJson(dir.path() + "/no/such/folder/r.json").isEmpty());
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"
