@@ -8,19 +8,12 @@
 #include <QVBoxLayout>
 
 #include "headline_figures.hpp"
+#include "planner.hpp"
 #include "what_if.hpp"
 
 namespace dtsim::gui {
 
 namespace {
-
-std::string layout_of(const Scenario& s) {
-  const ParallelismConfig& p = s.parallelism;
-  std::string text = "tp" + std::to_string(p.tp) + " cp" + std::to_string(p.cp) + " pp" + std::to_string(p.pp) +
-                     " dp" + std::to_string(p.dp);
-  if (p.ep > 1) text += " ep" + std::to_string(p.ep);
-  return text + " · " + to_string(p.schedule) + " · mb " + std::to_string(s.training.micro_batch);
-}
 
 std::string events_of(const Scenario& s) {
   std::string text;
@@ -79,7 +72,7 @@ void CompareView::refresh() {
     const RunRecord& run = *runs_[c];
     table_->setHorizontalHeaderItem(int(c), new QTableWidgetItem(run.label));
     const Scenario& s = run.scenario;
-    const std::string cells[] = {s.name, std::to_string(s.gpu_count()) + " × " + s.cluster.gpu, layout_of(s), events_of(s)};
+    const std::string cells[] = {s.name, std::to_string(s.gpu_count()) + " × " + s.cluster.gpu, layout_label(s.parallelism, s.training), events_of(s)};
     for (int r = 0; r < settings.size(); ++r) table_->setItem(r, int(c), new QTableWidgetItem(QString::fromStdString(cells[r])));
     if (!run.report) {
       table_->setItem(int(settings.size()), int(c), new QTableWidgetItem("did not complete"));

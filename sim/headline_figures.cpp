@@ -6,17 +6,6 @@
 
 namespace dtsim {
 
-namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-}  // namespace
-
 std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost& cost) {
   const double days = cost.time_s / 86400;
   return {

@@ -170,12 +170,12 @@ Scenario PlanResult::scenario_of(const PlanRow& row) const {
   return s;
 }
 
-std::string layout_label(const PlanRow& row) {
-  const ParallelismConfig& p = row.parallelism;
+std::string layout_label(const ParallelismConfig& p, const TrainingConfig& t) {
   return fmt::format("tp{} cp{} pp{} v{} dp{} ep{} mb{} {} {} zero{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp,
-                     p.ep, row.training.micro_batch, to_string(p.schedule), to_string(row.training.recompute),
-                     p.zero_stage);
+                     p.ep, t.micro_batch, to_string(p.schedule), to_string(t.recompute), p.zero_stage);
 }
+
+std::string layout_label(const PlanRow& row) { return layout_label(row.parallelism, row.training); }
 
 PlanResult plan_layouts(const PlanRequest& request) {
   const auto search_start = std::chrono::steady_clock::now();

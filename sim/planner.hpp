@@ -99,6 +99,7 @@ std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& te
 TransformerConfig resolve_model(const std::string& flag, const std::string& name_or_path);
 
 // "tp8 cp1 pp16 v1 dp8 ep1 mb1 1f1b none zero1" style label.
+std::string layout_label(const ParallelismConfig& p, const TrainingConfig& t);
 std::string layout_label(const PlanRow& row);
 nlohmann::json plan_to_json(const PlanResult& result);
 

@@ -277,17 +277,17 @@ namespace {
 // Shortest text that reads back as the same double (fmt's default), as nlohmann::json writes.
 std::string number(double x) { return fmt::format("{}", x); }
 
+bool has_layout(const SweepPoint& p) { return p.tp > 0; }
+bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
+
+}  // namespace
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
-
-bool has_layout(const SweepPoint& p) { return p.tp > 0; }
-bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
-
-}  // namespace
 
 std::string sweep_to_csv(const SweepResult& r) {
   std::string out =

@@ -106,6 +106,9 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
 // InputError names `flag`.
 std::vector<std::string> parse_sweep_values(const std::string& flag, const std::string& text);
 
+// One CSV field: as it is, or RFC 4180 quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
 // One header line, then one line per point (RFC 4180 quoting). Numbers are written shortest
 // round-trip, as in the JSON; fields a point does not have are empty.
 std::string sweep_to_csv(const SweepResult& r);
