@@ -18,6 +18,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "leaf_switches.hpp"
 #include "palette.hpp"
 
 namespace dtsim::gui {
@@ -239,27 +240,16 @@ TopologyView::ElementKey TopologyView::keyOf(const Element& element) {
   return {int(element.kind), element.index, -1};
 }
 
-bool TopologyView::hasLeaves() const {
-  const auto kind = topo_.fabric.kind;
-  return kind == FabricKind::fat_tree || kind == FabricKind::spine_leaf || kind == FabricKind::rail_optimized;
-}
+bool TopologyView::hasLeaves() const { return has_leaf_switches(topo_.fabric.kind); }
 
-int TopologyView::leafCount() const {
-  if (!hasLeaves()) return 0;
-  const int groups = ceilDiv(nodes_, std::max(1, topo_.fabric.nodes_per_leaf));
-  return topo_.fabric.kind == FabricKind::rail_optimized ? groups * std::max(0, nicsPerNode()) : groups;
-}
+int TopologyView::leafCount() const { return leaf_switch_count(topo_, nodes_); }
 
-int TopologyView::railOfLeaf(int leaf) const {
-  if (topo_.fabric.kind != FabricKind::rail_optimized || nicsPerNode() <= 0) return -1;
-  return leaf % nicsPerNode();
-}
+int TopologyView::railOfLeaf(int leaf) const { return leaf_switch(topo_, nodes_, leaf).rail; }
 
 std::vector<int> TopologyView::nodesOfLeaf(int leaf) const {
-  const int group = railOfLeaf(leaf) >= 0 ? leaf / nicsPerNode() : leaf;
-  const int per_group = std::max(1, topo_.fabric.nodes_per_leaf);
+  const LeafSwitch l = leaf_switch(topo_, nodes_, leaf);
   std::vector<int> nodes;
-  for (int n = group * per_group; n < std::min(nodes_, (group + 1) * per_group); ++n) nodes.push_back(n);
+  for (int n = l.first_node; n < l.end_node; ++n) nodes.push_back(n);
   return nodes;
 }
 

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "leaf_switches.hpp"
+
 namespace dtsim {
 
 namespace sg4 = simgrid::s4u;
@@ -38,7 +40,7 @@ std::vector<sg4::Host*> gpus_of_node(const Platform& platform, int node) {
 class EventApplier {
  public:
   EventApplier(Platform& platform, int index, const TopologySpec& topology)
-      : platform_(platform), index_(index), nics_(topology.node.nics), fabric_(topology.fabric) {}
+      : platform_(platform), index_(index), nics_(topology.node.nics), topology_(topology) {}
 
   // Host speed profiles are fractions of peak.
   void operator()(const StragglerEvent& e) const {
@@ -122,13 +124,11 @@ class EventApplier {
 
   // The (node, NIC) ports of a leaf switch (scenario.hpp, ResourceFailureEvent).
   std::vector<std::pair<int, int>> leaf_nics(int leaf) const {
-    std::vector<std::pair<int, int>> ports;
-    const int per_leaf = fabric_.nodes_per_leaf;
     const int nodes = int(platform_.gpus.size()) / platform_.gpus_per_node;
-    const bool rails = fabric_.kind == FabricKind::rail_optimized;
-    const int group = rails ? leaf / nics_ : leaf;
-    for (int node = group * per_leaf; node < std::min(nodes, (group + 1) * per_leaf); ++node) {
-      if (rails) ports.emplace_back(node, leaf % nics_);
+    const LeafSwitch l = leaf_switch(topology_, nodes, leaf);
+    std::vector<std::pair<int, int>> ports;
+    for (int node = l.first_node; node < l.end_node; ++node) {
+      if (l.rail >= 0) ports.emplace_back(node, l.rail);
       else
         for (int nic = 0; nic < nics_; ++nic) ports.emplace_back(node, nic);
     }
@@ -143,7 +143,7 @@ class EventApplier {
   Platform& platform_;
   int index_;
   int nics_;
-  FabricSpec fabric_;
+  const TopologySpec& topology_;  // outlives the applier (apply_events)
 };
 
 }  // namespace

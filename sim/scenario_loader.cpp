@@ -12,6 +12,7 @@
 
 #include "device_spec.hpp"
 #include "field_override_yaml.hpp"
+#include "leaf_switches.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -212,13 +213,6 @@ void check_device(const Scenario& s, const Fail& fail) {
        to_string(precision));
 }
 
-// Leaf switches of the cluster's fabric: one per nodes_per_leaf nodes, times the rails.
-int leaf_switches(const Scenario& s) {
-  const FabricSpec& fabric = s.cluster.topology.fabric;
-  const int groups = (s.cluster.nodes + fabric.nodes_per_leaf - 1) / fabric.nodes_per_leaf;
-  return fabric.kind == FabricKind::rail_optimized ? groups * s.cluster.topology.node.nics : groups;
-}
-
 // Event targets must exist, factors make sense and windows are ordered.
 class EventChecker {
  public:
@@ -253,11 +247,11 @@ class EventChecker {
         in_range("nic", e.nic, s_.cluster.topology.node.nics, "a NIC index");
         break;
       case FailedResource::leaf_switch: {
-        const FabricSpec& fabric = s_.cluster.topology.fabric;
-        if (fabric.kind == FabricKind::dragonfly || fabric.kind == FabricKind::torus)
+        const TopologySpec& topology = s_.cluster.topology;
+        if (!has_leaf_switches(topology.fabric.kind))
           fail_(path_ + ".resource", "a failure a fat_tree, spine_leaf or rail_optimized fabric has (leaf_switch)",
-                to_string(fabric.kind));
-        in_range("leaf", e.leaf, leaf_switches(s_), "a leaf switch index");
+                to_string(topology.fabric.kind));
+        in_range("leaf", e.leaf, leaf_switch_count(topology, s_.cluster.nodes), "a leaf switch index");
         break;
       }
     }
