@@ -33,7 +33,7 @@ bool RunController::start(const Scenario& scenario) {
   emit estimated(expected_s);
   cancel_ = false;
   ++runs_started_;
-  thread_ = QThread::create([this, scenario, expected_s] { work(scenario, expected_s); });
+  thread_ = QThread::create([this, scenario, expected_s, memory] { work(scenario, expected_s, memory); });
   connect(thread_, &QThread::finished, this, &RunController::threadDone);
   thread_->start();
   return true;
@@ -48,7 +48,7 @@ void RunController::threadDone() {
 }
 
 // On the worker thread: signals are queued to the UI thread (the controller lives there).
-void RunController::work(Scenario scenario, double expected_s) {
+void RunController::work(Scenario scenario, double expected_s, MemoryBreakdown memory) {
   try {
     SimulationOptions options;
     options.record_trace = true;
@@ -58,7 +58,7 @@ void RunController::work(Scenario scenario, double expected_s) {
     auto run = std::make_shared<RunRecord>();
     run->label = QString("run %1 · %2").arg(runs_started_).arg(QString::fromStdString(scenario.name));
     run->result = simulate(scenario, options);
-    run->memory = peak_memory_per_gpu(scenario);
+    run->memory = memory;
     if (run->result.engine.completed) run->report = make_report(scenario, run->result);
     run->scenario = scenario;
     emit finished(run);

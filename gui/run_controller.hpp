@@ -32,7 +32,8 @@ class RunController : public QObject {
   void stopped();  // after finished/failed/whatIfReady, or cancel: the controller is idle again
 
  private:
-  void work(Scenario scenario, double expected_s);
+  // `memory`: the peak per GPU start() computed to check that the run fits.
+  void work(Scenario scenario, double expected_s, MemoryBreakdown memory);
   void threadDone();
 
   QThread* thread_ = nullptr;
