@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages dtsim needs, if any is missing. Qt 6 Gui and Svg, with a font, are
-# for the charts of `dtsim sweep` (plot/); Qt 6 Widgets (in qt6-base-dev) and Charts for dtsim-gui
-# and its tests (gui/, tests/gui/). dtsim builds without any of them. The profiler's CUDA is not
-# installed here; tools/gui-screenshots.sh installs Xvfb itself.
+# Installs the Debian packages dtsim needs, if any is missing.
+#   scripts/install-deps.sh run   what `dtsim run` needs: compiler, CMake, SimGrid, yaml-cpp,
+#                                 nlohmann-json, CLI11, fmt, Boost.Graph (scripts/run.sh)
+#   scripts/install-deps.sh       all of it (scripts/test.sh): the above, GoogleTest, and Qt 6 for
+#                                 the sweep charts (plot/: Gui, Svg, a font) and dtsim-gui (gui/:
+#                                 Widgets, Charts, and the OpenGL module Qt 6 Charts' CMake package needs)
+# The profiler's CUDA, CUPTI and NCCL are not Debian packages: they come with a GPU machine's
+# toolkit. tools/gui-screenshots.sh installs Xvfb itself.
 set -euo pipefail
-packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-          libfmt-dev libboost-graph-dev libgtest-dev libgmock-dev
-          qt6-base-dev qt6-svg-dev qt6-charts-dev fonts-dejavu-core)
+run_packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+              libfmt-dev libboost-graph-dev)
+test_packages=(libgtest-dev libgmock-dev
+               qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core)
+case "${1:-all}" in
+  run) packages=("${run_packages[@]}") ;;
+  all) packages=("${run_packages[@]}" "${test_packages[@]}") ;;
+  *) echo "install-deps.sh: expected 'run' or 'all', found '$1'" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
