@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <stdexcept>
 
 #include "collective_sweep.hpp"
+#include "flag_values.hpp"
 #include "input_error.hpp"
+#include "size_limits.hpp"
 
 namespace dtsim {
 
@@ -32,19 +35,21 @@ std::vector<std::string> keys(const std::map<std::string, T>& m) {
   return k;
 }
 
+// Sizes in one sweep: nccl-tests' default (-b 8 -e 8G -f 2) has 31.
+constexpr size_t kMaxSweepSizes = 1000;
+// The largest message: 1 TiB, beyond any GPU's memory.
+constexpr double kMaxMessageBytes = double(1ULL << 40);
+
 // "8", "64K", "8M", "8G": bytes, powers of 1024 as nccl-tests reads them.
 double parse_size(const std::string& flag, const std::string& text) {
-  size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-  }
-  const std::string suffix = used < text.size() ? text.substr(used) : "";
   const std::map<std::string, double> scale = {{"", 1}, {"K", 1024}, {"M", 1 << 20}, {"G", 1 << 30}};
-  if (value <= 0 || !scale.count(suffix))
-    throw InputError({"<command line>", 0, flag, "a size in bytes such as 8, 64K, 8M or 8G", text});
-  return value * scale.at(suffix);
+  const size_t digits = text.find_first_not_of("0123456789.eE+-");
+  const std::string number = text.substr(0, digits), suffix = digits == std::string::npos ? "" : text.substr(digits);
+  const std::string expected = "a size in bytes such as 8, 64K, 8M or 8G, from 1 B to 1 TiB";
+  if (!scale.count(suffix)) flag_error(flag, expected, "'" + text + "'");
+  const double bytes = number_flag(flag, number, 0, kMaxMessageBytes, expected) * scale.at(suffix);
+  if (!(bytes >= 1 && bytes <= kMaxMessageBytes)) flag_error(flag, expected, "'" + text + "'");
+  return bytes;
 }
 
 }  // namespace
@@ -62,6 +67,9 @@ void add_collective_options(CLI::App& command, CollectiveOptions& o, const std::
 }
 
 int run_collective_command(const CollectiveOptions& o) {
+  if (o.gpus < 2 || o.gpus > kMaxGpus)
+    flag_error("--gpus", fmt::format("2 to {} GPUs (the largest cluster dtsim simulates)", kMaxGpus),
+               std::to_string(o.gpus));
   const TopologySpec topo = load_topology(o.topology_file);
   CollectiveSweepRequest request;
   request.kind = kOps.at(o.op);
@@ -69,17 +77,27 @@ int run_collective_command(const CollectiveOptions& o) {
   request.algorithm = kAlgorithms.at(o.algorithm);
   request.protocol = kProtocols.at(o.protocol);
   const double min_bytes = parse_size("--minbytes", o.min_bytes), max_bytes = parse_size("--maxbytes", o.max_bytes);
-  if (max_bytes < min_bytes)
-    throw InputError({"<command line>", 0, "--maxbytes", fmt::format("at least --minbytes ({})", o.min_bytes), o.max_bytes});
+  if (max_bytes < min_bytes) flag_error("--maxbytes", fmt::format("at least --minbytes ({})", o.min_bytes), o.max_bytes);
+  const double sizes = std::floor(std::log(max_bytes / min_bytes) / std::log(o.step_factor) + 1e-9) + 1;
+  if (sizes > kMaxSweepSizes)
+    flag_error("--stepfactor",
+               fmt::format("a factor giving at most {} sizes from {} to {} (at least {:.4g})", kMaxSweepSizes,
+                           o.min_bytes, o.max_bytes, std::pow(max_bytes / min_bytes, 1.0 / (kMaxSweepSizes - 1))),
+               fmt::format("{:g} ({:.0f} sizes)", o.step_factor, sizes));
   request.sizes_bytes = size_sweep(min_bytes, max_bytes, o.step_factor);
+  // Rows come out as they are simulated (as nccl-tests prints them): large communicators take a
+  // while per size.
+  std::cout << nccl_tests_header(topo, request) << std::flush;
   std::vector<CollectivePoint> points;
   try {
-    points = simulate_collective_sweep(topo, request);
+    points = simulate_collective_sweep(topo, request, [&](const CollectivePoint& p) {
+      std::cout << nccl_tests_row(request, p) << std::flush;
+    });
   } catch (const std::invalid_argument& e) {
     throw InputError({"<command line>", 0, "--algo/--proto", "an algorithm and protocol that can run this collective",
                       e.what()});
   }
-  std::cout << format_nccl_tests(topo, request, points);
+  std::cout << nccl_tests_footer(points);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // dtsim command line: a thin front end over dtsim_core.
 //   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE]
-//   dtsim validate RUNS.yaml [--topologies DIR]
+//   dtsim validate [RUNS.yaml] [--topologies DIR]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
@@ -15,17 +15,20 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
-#include "atomic_file.hpp"
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
+#include "flag_values.hpp"
 #include "goodput_command.hpp"
 #include "input_error.hpp"
+#include "input_file.hpp"
 #include "plan_command.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "sweep_command.hpp"
+#include "termination_cleanup.hpp"
 #include "topo_command.hpp"
 #include "validation.hpp"
 #include "what_if.hpp"
@@ -42,11 +45,6 @@ constexpr int kExitIterationFailed = 4;  // a failure event stopped the iteratio
 const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
 
-void write_output(const std::string& flag, const fs::path& path, const std::string& content) {
-  if (!write_file_atomically(path, content))
-    throw InputError({"<command line>", 0, flag, "a writable file path", path.string()});
-}
-
 // `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
 int sensitivity_command(const Scenario& scenario, int gpu) {
   if (gpu < 0 || gpu >= scenario.gpu_count())
@@ -57,10 +55,12 @@ int sensitivity_command(const Scenario& scenario, int gpu) {
 }
 
 int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
-                const std::string& calibration_file, int straggler_sweep_gpu) {
+                const std::string& calibration_file, std::optional<int> straggler_sweep_gpu) {
+  check_output_path("--json", json_file);
+  check_output_path("--trace", trace_file);
   Scenario scenario = load_scenario(scenario_file);
   if (!calibration_file.empty()) {
-    if (!fs::exists(calibration_file))
+    if (!is_existing_file(calibration_file))
       throw InputError({"<command line>", 0, "--calibration", "an existing file", calibration_file});
     scenario.calibration_file = calibration_file;
   }
@@ -69,7 +69,7 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
     std::cout << format_out_of_memory(scenario, memory);
     return kExitOutOfMemory;
   }
-  if (straggler_sweep_gpu >= 0) return sensitivity_command(scenario, straggler_sweep_gpu);
+  if (straggler_sweep_gpu) return sensitivity_command(scenario, *straggler_sweep_gpu);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
   const SimulationResult result = simulate(scenario, options);
@@ -81,10 +81,10 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
   }
   const Report report = make_report(scenario, result);
   std::cout << format_report_text(report);
-  if (!json_file.empty()) write_output("--json", json_file, report_to_json(report).dump(2) + "\n");
+  if (!json_file.empty()) write_output_file("--json", json_file, report_to_json(report).dump(2) + "\n");
   if (!trace_file.empty()) {
-    write_output("--trace", trace_file,
-                 chrome_trace_json(result.engine, scenario.parallelism, scenario.cluster.topology.node.gpus));
+    write_output_file("--trace", trace_file,
+                      chrome_trace_json(result.engine, scenario.parallelism, scenario.cluster.topology.node.gpus));
     std::cout << fmt::format("trace written to {} (open in ui.perfetto.dev)\n", trace_file);
   }
   return 0;
@@ -99,6 +99,7 @@ int validate_command(const fs::path& runs_file, const fs::path& topologies_dir) 
 }  // namespace
 
 int main(int argc, char** argv) {
+  install_termination_cleanup();
   CLI::App app{"dtsim: predict the iteration time of distributed training on a cluster"};
   app.require_subcommand(1);
 
@@ -108,13 +109,14 @@ int main(int argc, char** argv) {
   run->add_option("--json", json_file, "also write the report as JSON to this file");
   run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (one track per GPU) to this file");
   run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
-  int straggler_sweep_gpu = -1;
+  std::optional<int> straggler_sweep_gpu;
   run->add_option("--straggler-sweep", straggler_sweep_gpu,
                   "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
 
-  std::string runs_file, topologies_dir = (kSourceDir / "topologies").string();
+  std::string runs_file = (kSourceDir / "validation" / "published-runs.yaml").string(),
+              topologies_dir = (kSourceDir / "topologies").string();
   CLI::App* validate = app.add_subcommand("validate", "compare predictions with published measured runs");
-  validate->add_option("runs", runs_file, "published-runs YAML")->required();
+  validate->add_option("runs", runs_file, "published-runs YAML (default: validation/published-runs.yaml)");
   validate->add_option("--topologies", topologies_dir, "folder of topology files");
 
   TopoOptions topo_options;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "atomic_file.hpp"
+#include "flag_values.hpp"
 #include "goodput_setup.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
@@ -25,23 +25,10 @@ using nlohmann::json;
 constexpr int kExitOutOfMemory = 3;
 constexpr double kDay_s = 86400, kHour_s = 3600;
 
-[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, flag, expected, found});
-}
-
-double number_flag(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0)
-    flag_error(flag, "a number > 0", "'" + text + "'");
-  return v;
-}
-
-long integer_flag(const std::string& flag, const std::string& text, long minimum, long maximum) {
-  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stol(text) < minimum || std::stol(text) > maximum)
-    flag_error(flag, fmt::format("an integer from {} to {}", minimum, maximum), "'" + text + "'");
-  return std::stol(text);
+// A positive amount (tokens, days, seconds): finite, at least the smallest double that is not
+// effectively zero, at most 1e30.
+double amount_flag(const std::string& flag, const std::string& text) {
+  return number_flag(flag, text, 1e-9, 1e30, "a number > 0 (at most 1e30)");
 }
 
 // The flags that change the scenario's reliability section.
@@ -49,11 +36,11 @@ void apply_flags(const GoodputOptions& o, ReliabilityConfig& c) {
   const int given = !o.iterations.empty() + !o.tokens.empty() + !o.days.empty();
   if (given > 1) flag_error("--iterations/--tokens/--days", "at most one of them", fmt::format("{} of them", given));
   if (given == 1) c.training = TrainingLength{};
-  if (!o.iterations.empty()) c.training.iterations = number_flag("--iterations", o.iterations);
-  if (!o.tokens.empty()) c.training.tokens = number_flag("--tokens", o.tokens);
-  if (!o.days.empty()) c.training.days = number_flag("--days", o.days);
+  if (!o.iterations.empty()) c.training.iterations = double(integer_flag("--iterations", o.iterations, 1, 1'000'000'000'000));
+  if (!o.tokens.empty()) c.training.tokens = amount_flag("--tokens", o.tokens);
+  if (!o.days.empty()) c.training.days = amount_flag("--days", o.days);
   if (o.interval == "auto") c.checkpoint.interval_s.reset();
-  else if (!o.interval.empty()) c.checkpoint.interval_s = number_flag("--interval", o.interval);
+  else if (!o.interval.empty()) c.checkpoint.interval_s = amount_flag("--interval", o.interval);
 }
 
 std::vector<RecoveryStrategy> strategies_of(const std::string& flag) {
@@ -260,11 +247,7 @@ int run_goodput_command(const GoodputOptions& options) {
   const uint64_t seed = uint64_t(integer_flag("--seed", options.seed, 0, 999'999'999'999));
   const int sweep_points = int(integer_flag("--sweep-points", options.sweep_points, 0, 1000));
   const std::vector<RecoveryStrategy> strategies = strategies_of(options.strategy);
-  if (!options.json_file.empty()) {
-    const std::filesystem::path folder = std::filesystem::path(options.json_file).parent_path();
-    if (!std::filesystem::is_directory(folder.empty() ? "." : folder))
-      flag_error("--json", "a writable file path", options.json_file);
-  }
+  check_output_path("--json", options.json_file);
   const Scenario scenario = load_scenario(options.scenario);
   ReliabilityConfig config = load_reliability_config(options.scenario);
   apply_flags(options, config);
@@ -322,8 +305,7 @@ int run_goodput_command(const GoodputOptions& options) {
                     {"daly_monte_carlo_goodput", daly_mc.goodput}};
   }
   if (!options.json_file.empty()) {
-    if (!write_file_atomically(options.json_file, out.dump(2) + "\n"))
-      flag_error("--json", "a writable file path", options.json_file);
+    write_output_file("--json", options.json_file, out.dump(2) + "\n");
     std::cout << fmt::format("written to {}\n", options.json_file);
   }
   return 0;

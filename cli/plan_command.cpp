@@ -5,9 +5,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "atomic_file.hpp"
 #include "device_spec.hpp"
+#include "flag_values.hpp"
 #include "input_error.hpp"
+#include "input_file.hpp"
 #include "planner.hpp"
 #include "topology_spec.hpp"
 #include "validation.hpp"
@@ -18,17 +19,8 @@ namespace {
 
 const std::filesystem::path kTopologiesDir = std::filesystem::path(DTSIM_SOURCE_DIR) / "topologies";
 
-[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, flag, expected, found});
-}
-
-int integer_flag(const std::string& flag, const std::string& text, int minimum) {
-  const std::string expected = minimum == 0 ? "an integer >= 0" : "a positive integer";
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(text) < minimum)
-    flag_error(flag, expected, "'" + text + "'");
-  return std::stoi(text);
-}
+// Layouts simulated in full after the analytic ranking: each is a whole simulation.
+constexpr int kMaxFinalists = 100;
 
 Precision precision_flag(const std::string& text) {
   for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
@@ -39,7 +31,7 @@ Precision precision_flag(const std::string& text) {
 PlanRequest request_from(const PlanOptions& o) {
   PlanRequest r;
   r.model = resolve_model("--model", o.model);
-  if (!o.seq_len.empty()) r.model.seq_len = integer_flag("--seq-len", o.seq_len, 1);
+  if (!o.seq_len.empty()) r.model.seq_len = int(integer_flag("--seq-len", o.seq_len, 1, 10'000'000));
   r.gpu = o.gpu;
   if (!find_device(r.gpu)) {
     std::string ids;
@@ -47,12 +39,12 @@ PlanRequest request_from(const PlanOptions& o) {
     flag_error("--gpu", "one of [" + ids + "]", "'" + r.gpu + "'");
   }
   r.topology_file = o.topology.empty() ? default_topology_for(r.gpu, kTopologiesDir) : std::filesystem::path(o.topology);
-  if (!std::filesystem::is_regular_file(r.topology_file))
+  if (!is_existing_file(r.topology_file))
     flag_error("--topology", "an existing topology file", r.topology_file.string());
   r.gpu_counts = parse_gpu_counts("--gpus", o.gpus, load_topology(r.topology_file).node.gpus);
-  r.global_batch = integer_flag("--global-batch", o.global_batch, 1);
+  r.global_batch = int(integer_flag("--global-batch", o.global_batch, 1, 1'000'000'000));
   r.precision = precision_flag(o.precision);
-  r.finalists = integer_flag("--finalists", o.finalists, 0);
+  r.finalists = int(integer_flag("--finalists", o.finalists, 0, kMaxFinalists));
   r.extrapolate_micro_batches = !o.full_simulation;
   return r;
 }
@@ -122,17 +114,12 @@ PlanOptions& add_plan_options(CLI::App& command) {
 
 int run_plan_command(const PlanOptions& options) {
   const PlanRequest request = request_from(options);
-  const int top = integer_flag("--top", options.top, 1);
-  if (!options.json_file.empty()) {  // caught before a long search; the write itself is checked below
-    const std::filesystem::path folder = std::filesystem::path(options.json_file).parent_path();
-    if (!std::filesystem::is_directory(folder.empty() ? "." : folder))
-      flag_error("--json", "a writable file path", options.json_file);
-  }
+  const int top = int(integer_flag("--top", options.top, 1, 1'000'000));
+  check_output_path("--json", options.json_file);
   const PlanResult result = plan_layouts(request);
   print_plan(std::cout, result, top);
   if (!options.json_file.empty()) {
-    if (!write_file_atomically(options.json_file, plan_to_json(result).dump(2) + "\n"))
-      flag_error("--json", "a writable file path", options.json_file);
+    write_output_file("--json", options.json_file, plan_to_json(result).dump(2) + "\n");
     std::cout << fmt::format("{} layouts written to {}\n", result.rows.size(), options.json_file);
   }
   return 0;

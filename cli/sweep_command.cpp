@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "atomic_file.hpp"
+#include "flag_values.hpp"
 #include "input_error.hpp"
 #include "planner.hpp"
 #include "scenario_loader.hpp"
@@ -25,21 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, flag, expected, found});
-}
-
 double tokens_flag(const std::string& text) {
-  size_t used = 0;
-  double tokens = 0;
-  try {
-    tokens = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(tokens) || !(tokens > 0))
-    flag_error("--tokens", "a number of tokens > 0 (e.g. 300e9)", "'" + text + "'");
-  return tokens;
+  return number_flag("--tokens", text, 1, 1e30, "a number of tokens from 1 to 1e30 (e.g. 300e9)");
 }
 
 struct PlotSize {
@@ -52,7 +39,7 @@ PlotSize plot_size_flag(const std::string& text) {
   auto number = [&](const std::string& part) {
     if (part.empty() || part.size() > 5 || part.find_first_not_of("0123456789") != std::string::npos)
       flag_error("--plot-size", expected, "'" + text + "'");
-    const int n = std::stoi(part);
+    const int n = std::stoi(part);  // at most 5 digits
     if (n < 100 || n > 10000) flag_error("--plot-size", expected, "'" + text + "'");
     return n;
   };
@@ -60,16 +47,8 @@ PlotSize plot_size_flag(const std::string& text) {
   return {number(text.substr(0, x)), number(text.substr(x + 1))};
 }
 
-// Caught before a long sweep; the write itself is checked again afterwards.
-void check_output_path(const std::string& flag, const std::string& file) {
-  if (file.empty()) return;
-  const fs::path folder = fs::path(file).parent_path();
-  if (!fs::is_directory(folder.empty() ? fs::path(".") : folder) || fs::is_directory(file))
-    flag_error(flag, "a writable file path", file);
-}
-
 void write_output(const std::string& flag, const std::string& file, const std::string& content) {
-  if (!write_file_atomically(file, content)) flag_error(flag, "a writable file path", file);
+  write_output_file(flag, file, content);
   std::cout << fmt::format("{} written to {}\n", flag.substr(2), file);
 }
 

@@ -8,6 +8,7 @@
 
 #include "atomic_file.hpp"
 #include "input_error.hpp"
+#include "size_limits.hpp"
 #include "topology_graph.hpp"
 #include "topology_spec.hpp"
 
@@ -101,6 +102,12 @@ void add_topo_options(CLI::App& command, TopoOptions& options) {
 int run_topo_command(const TopoOptions& options) {
   const TopologySpec topo = load_topology(options.file);
   const long nodes = options.nodes > 0 ? options.nodes : default_node_count(topo);
+  const long max_nodes = kMaxGpus / topo.node.gpus;
+  if (nodes > max_nodes)
+    throw InputError({"<command line>", 0, "--nodes",
+                      fmt::format("at most {} nodes of {} GPUs ({} GPUs, the largest graph dtsim builds){}", max_nodes,
+                                  topo.node.gpus, kMaxGpus, options.nodes > 0 ? "" : "; the default is the whole fabric"),
+                      std::to_string(nodes)});
   const TopologyGraph graph = build_topology_graph(topo, nodes);
   const TopologyMetrics metrics = topology_metrics(graph);
   print_topology(std::cout, topo, graph, metrics);

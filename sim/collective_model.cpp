@@ -163,10 +163,10 @@ GroupShape group_shape(const std::vector<int>& global_ranks, int gpus_per_node) 
 }
 
 const LatencyTable& collective_latency_table() {
-  // NCCL src/graph/tuning.cc (see shared/notes/nccl-and-hardware.md), with one change: NCCL's
+  // NCCL v2.30 src/graph/tuning.cc (its latency and bandwidth tables), with one change: NCCL's
   // base latencies of LL128 (14 us) and Simple (8.4 us) predict an 8-GPU A100 all-reduce busbw
   // of 208 GB/s at 64 MB where nccl-tests measures 167 (the Azure ND A100 v4 sweep in
-  // shared/validation/published-runs.yaml). A straight line t = a + b*S through that sweep's
+  // validation/published-runs.yaml). A straight line t = a + b*S through that sweep's
   // 64 MB-8 GB points has a = 190 us: a fixed cost per collective of the bulk protocols that
   // NCCL's table, made to rank algorithms, leaves out. It is added to the ring and tree base
   // latencies of LL128 and Simple (+134 us: 190 = 142.4 + 14 steps x 3.4). LL keeps NCCL's.

@@ -65,7 +65,8 @@ std::vector<double> size_sweep(double min_bytes, double max_bytes, double factor
   return sizes;
 }
 
-std::vector<CollectivePoint> simulate_collective_sweep(const TopologySpec& topo, const CollectiveSweepRequest& r) {
+std::vector<CollectivePoint> simulate_collective_sweep(const TopologySpec& topo, const CollectiveSweepRequest& r,
+                                                      const std::function<void(const CollectivePoint&)>& on_point) {
   const int nodes = nodes_for(topo, r.gpus);
   std::vector<CollectivePoint> points;
   for (double bytes : r.sizes_bytes) {
@@ -80,12 +81,12 @@ std::vector<CollectivePoint> simulate_collective_sweep(const TopologySpec& topo,
     p.algbw_Bps = bytes / p.time_s;
     p.busbw_Bps = p.algbw_Bps * bus_bandwidth_factor(r.kind, r.gpus);
     points.push_back(p);
+    if (on_point) on_point(p);
   }
   return points;
 }
 
-std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepRequest& r,
-                              const std::vector<CollectivePoint>& points) {
+std::string nccl_tests_header(const TopologySpec& topo, const CollectiveSweepRequest& r) {
   const int nodes = (r.gpus + topo.node.gpus - 1) / topo.node.gpus;
   std::string out = fmt::format(
       "# dtsim collective: {} predicted (not measured) on {} GPUs, {} node(s) of {} ({})\n"
@@ -99,20 +100,32 @@ std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepReq
                      "#wrong", "algorithm/protocol");
   out += fmt::format("# {:>10} {:>12} {:>8} {:>6} {:>6} {:>8} {:>7} {:>7} {:>6} {:>8} {:>7} {:>7} {:>6}\n", "(B)",
                      "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  return out;
+}
+
+std::string nccl_tests_row(const CollectiveSweepRequest& r, const CollectivePoint& p) {
+  const double us = p.time_s * 1e6;
+  const std::string time = us < 10000 ? fmt::format("{:8.2f}", us) : fmt::format("{:8.0f}", us);
+  const std::string cols = fmt::format("{} {:7.2f} {:7.2f} {:>6}", time, p.algbw_Bps / 1e9, p.busbw_Bps / 1e9, "N/A");
+  return fmt::format("  {:>10.0f} {:>12} {:>8} {:>6} {:>6} {} {}  # {}/{}\n", p.bytes,
+                     nccl_tests_count(r.kind, p.bytes, r.gpus), "float", nccl_tests_redop(r.kind),
+                     r.kind == CollectiveKind::broadcast ? 0 : -1, cols, cols, to_string(p.algorithm),
+                     to_string(p.protocol));
+}
+
+std::string nccl_tests_footer(const std::vector<CollectivePoint>& points) {
   double busbw_sum = 0;
-  for (const CollectivePoint& p : points) {
-    const double us = p.time_s * 1e6;
-    const std::string time = us < 10000 ? fmt::format("{:8.2f}", us) : fmt::format("{:8.0f}", us);
-    const std::string cols = fmt::format("{} {:7.2f} {:7.2f} {:>6}", time, p.algbw_Bps / 1e9, p.busbw_Bps / 1e9, "N/A");
-    out += fmt::format("  {:>10.0f} {:>12} {:>8} {:>6} {:>6} {} {}  # {}/{}\n", p.bytes,
-                       nccl_tests_count(r.kind, p.bytes, r.gpus), "float", nccl_tests_redop(r.kind),
-                       r.kind == CollectiveKind::broadcast ? 0 : -1, cols, cols, to_string(p.algorithm),
-                       to_string(p.protocol));
-    busbw_sum += p.busbw_Bps / 1e9;
-  }
-  out += "# Out of bounds values : 0 OK\n";
+  for (const CollectivePoint& p : points) busbw_sum += p.busbw_Bps / 1e9;
+  std::string out = "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:.4f}\n", points.empty() ? 0.0 : busbw_sum / points.size());
   return out;
+}
+
+std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepRequest& r,
+                              const std::vector<CollectivePoint>& points) {
+  std::string out = nccl_tests_header(topo, r);
+  for (const CollectivePoint& p : points) out += nccl_tests_row(r, p);
+  return out + nccl_tests_footer(points);
 }
 
 }  // namespace dtsim

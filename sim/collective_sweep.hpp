@@ -1,6 +1,7 @@
 #pragma once
 // Predicts one collective over a size sweep on a topology, as nccl-tests measures it (each size
 // simulated on its own, all GPUs in one communicator), and prints it in nccl-tests' format.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,10 @@ struct CollectiveSweepRequest {
 
 // Throws InputError (naming the topology file) when the GPU count does not fit the topology,
 // std::invalid_argument when a forced algorithm cannot run the collective.
-std::vector<CollectivePoint> simulate_collective_sweep(const TopologySpec& topo, const CollectiveSweepRequest& request);
+// `on_point`, if set, is called with each size's point as soon as it is simulated.
+std::vector<CollectivePoint> simulate_collective_sweep(
+    const TopologySpec& topo, const CollectiveSweepRequest& request,
+    const std::function<void(const CollectivePoint&)>& on_point = {});
 
 // nccl-tests sizes: min, min*factor, ... up to max.
 std::vector<double> size_sweep(double min_bytes, double max_bytes, double factor);
@@ -37,5 +41,9 @@ std::vector<double> size_sweep(double min_bytes, double max_bytes, double factor
 // algbw, busbw, #wrong for out-of-place and in-place (the same prediction), and the footer.
 std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepRequest& request,
                               const std::vector<CollectivePoint>& points);
+// The same table in parts, for printing each row as it is simulated (as nccl-tests does).
+std::string nccl_tests_header(const TopologySpec& topo, const CollectiveSweepRequest& request);
+std::string nccl_tests_row(const CollectiveSweepRequest& request, const CollectivePoint& point);
+std::string nccl_tests_footer(const std::vector<CollectivePoint>& points);
 
 }  // namespace dtsim

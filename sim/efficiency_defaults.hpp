@@ -27,10 +27,10 @@ struct EfficiencyTable {
   OperatorEfficiency& operator[](OperatorKind k) { return by_kind[static_cast<int>(k)]; }
 };
 
-// gemm compute 0.80: an 8192^3 bf16 GEMM measured at ~798 of 989 TFLOP/s on H100 (shared/notes).
+// gemm compute 0.80: an 8192^3 bf16 GEMM measured at ~798 of 989 TFLOP/s on H100 (measured on an H100 SXM lent to this project).
 // attention_gemm compute 0.50: batched GEMMs with k = head_dim (64-128) keep tensor cores
 //   partly idle; unfused (non-flash) attention of Megatron-LM 2021-22 as the conservative default.
-// memory 0.85 for streaming kernels: D2D copy ~3.0 of 3.35 TB/s on H100 (shared/notes) = 0.90,
+// memory 0.85 for streaming kernels: D2D copy ~3.0 of 3.35 TB/s on an H100 SXM lent to this project = 0.90,
 //   minus launch and tail effects of short kernels.
 EfficiencyTable default_efficiencies();
 

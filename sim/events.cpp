@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <simgrid/kernel/ProfileBuilder.hpp>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
 
+#include "event_windows.hpp"
 #include "leaf_switches.hpp"
 
 namespace dtsim {
@@ -17,15 +20,30 @@ using simgrid::kernel::profile::ProfileBuilder;
 
 namespace {
 
-// A profile that holds `normal` outside [start_s, end_s) and `during` inside it. SimGrid reads
-// "time value" lines; period -1: no repetition.
-std::string window_profile(double normal, double during, double start_s, double end_s) {
+// A SimGrid profile ("time value" lines) holding each factor of `schedule` from its time on.
+std::string profile_text(const std::vector<FactorChange>& schedule) {
   std::string text;
-  if (start_s > 0) text += fmt::format("0 {:.17g}\n", normal);
-  text += fmt::format("{:.17g} {:.17g}\n", start_s, during);
-  if (end_s < kForever_s) text += fmt::format("{:.17g} {:.17g}\n", end_s, normal);
+  for (const FactorChange& c : schedule) text += fmt::format("{:.17g} {:.17g}\n", c.at_s, c.factor);
   return text;
 }
+
+// Windows by resource name, in the order the resources first appear (actors and profiles are
+// then created in the same order on every run).
+class WindowsByName {
+ public:
+  void add(const std::string& name, const FactorWindow& w) {
+    for (auto& [n, windows] : entries_)
+      if (n == name) {
+        windows.push_back(w);
+        return;
+      }
+    entries_.push_back({name, {w}});
+  }
+  const std::vector<std::pair<std::string, std::vector<FactorWindow>>>& entries() const { return entries_; }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<FactorWindow>>> entries_;
+};
 
 std::vector<sg4::Link*> both_directions(const std::string& name) {
   sg4::SplitDuplexLink* link = sg4::SplitDuplexLink::by_name(name);
@@ -39,32 +57,22 @@ std::vector<sg4::Host*> gpus_of_node(const Platform& platform, int node) {
 
 class EventApplier {
  public:
-  EventApplier(Platform& platform, int index, const TopologySpec& topology)
-      : platform_(platform), index_(index), nics_(topology.node.nics), topology_(topology) {}
+  EventApplier(Platform& platform, int index, const TopologySpec& topology, WindowsByName& slow_hosts,
+               WindowsByName& slow_links)
+      : platform_(platform), index_(index), nics_(topology.node.nics), topology_(topology),
+        slow_hosts_(slow_hosts), slow_links_(slow_links) {}
 
-  // Host speed profiles are fractions of peak.
+  // Collected, then applied per host by apply_events: a host takes one speed profile.
   void operator()(const StragglerEvent& e) const {
     const std::vector<sg4::Host*> hosts = e.node >= 0 ? gpus_of_node(platform_, e.node)
                                                       : std::vector<sg4::Host*>{platform_.gpus.at(e.gpu)};
-    for (sg4::Host* host : hosts)
-      host->set_speed_profile(ProfileBuilder::from_string(name(host->get_name()),
-                                                          window_profile(1, 1.0 / e.slowdown, e.start_s, e.end_s), -1));
+    for (sg4::Host* host : hosts) slow_hosts_.add(host->get_name(), {e.start_s, e.end_s, 1 / e.slowdown});
   }
 
-  // Links are sealed with the platform, so link changes run in a daemon actor at their time
-  // (the simulation ends when the ranks do); Link::set_bandwidth works at run time.
+  // Collected, then applied per link by apply_events.
   void operator()(const SlowLinkEvent& e) const {
-    const std::vector<sg4::Link*> links = both_directions(link_name(e.link == EventLink::nic, e.node, e.nic, e.gpu));
-    const double fraction = e.bandwidth_fraction, start_s = e.start_s, end_s = e.end_s;
-    at_times(name("slow-link"), {}, [links, fraction, start_s, end_s] {
-      std::vector<double> full_Bps;
-      for (sg4::Link* link : links) full_Bps.push_back(link->get_bandwidth());
-      sg4::this_actor::sleep_until(start_s);
-      for (sg4::Link* link : links) link->set_bandwidth(link->get_bandwidth() * fraction);
-      if (end_s >= kForever_s) return;
-      sg4::this_actor::sleep_until(end_s);
-      for (size_t i = 0; i < links.size(); ++i) links[i]->set_bandwidth(full_Bps[i]);
-    });
+    slow_links_.add(link_name(e.link == EventLink::nic, e.node, e.nic, e.gpu),
+                    {e.start_s, e.end_s, e.bandwidth_fraction});
   }
 
   // Turned off at at_s by a daemon actor on a host the failure spares: a host that turns off
@@ -104,8 +112,28 @@ class EventApplier {
     const double start_s = e.start_s, rate_Bps = e.rate_Bps;
     sg4::Actor::create(name("background"), from, [from, to, start_s, rate_Bps, bytes] {
       sg4::this_actor::sleep_for(start_s);
-      // Rate and size before the hosts: naming both hosts starts the transfer.
-      sg4::Comm::sendto_init()->set_payload_size(uint64_t(bytes))->set_rate(rate_Bps)->set_source(from)->set_destination(to)->wait();
+      // Starting a transfer to a host that is off aborts SimGrid; one that fails on the way (a
+      // failure event) just ends the traffic.
+      if (!from->is_on() || !to->is_on()) return;
+      try {
+        // Rate and size before the hosts: naming both hosts starts the transfer.
+        sg4::Comm::sendto_init()->set_payload_size(uint64_t(bytes))->set_rate(rate_Bps)->set_source(from)->set_destination(to)->wait();
+      } catch (const simgrid::Exception&) {
+      }
+    })->daemonize();
+  }
+
+  // Links are sealed with the platform, so link changes run in a daemon actor at their times
+  // (the simulation ends when the ranks do); Link::set_bandwidth works at run time.
+  static void slow_link(const std::string& link_name, const std::vector<FactorChange>& schedule, sg4::Host* host) {
+    const std::vector<sg4::Link*> links = both_directions(link_name);
+    sg4::Actor::create(link_name + "-slow", host, [links, schedule] {
+      std::vector<double> full_Bps;
+      for (sg4::Link* link : links) full_Bps.push_back(link->get_bandwidth());
+      for (const FactorChange& change : schedule) {
+        sg4::this_actor::sleep_until(change.at_s);
+        for (size_t i = 0; i < links.size(); ++i) links[i]->set_bandwidth(full_Bps[i] * change.factor);
+      }
     })->daemonize();
   }
 
@@ -144,12 +172,22 @@ class EventApplier {
   int index_;
   int nics_;
   const TopologySpec& topology_;  // outlives the applier (apply_events)
+  WindowsByName& slow_hosts_;
+  WindowsByName& slow_links_;
 };
 
 }  // namespace
 
 void apply_events(const std::vector<Event>& events, Platform& platform, const TopologySpec& topology) {
-  for (size_t i = 0; i < events.size(); ++i) std::visit(EventApplier(platform, int(i), topology), events[i]);
+  WindowsByName slow_hosts, slow_links;
+  for (size_t i = 0; i < events.size(); ++i)
+    std::visit(EventApplier(platform, int(i), topology, slow_hosts, slow_links), events[i]);
+  // Host speed profiles are fractions of peak.
+  for (const auto& [host, windows] : slow_hosts.entries())
+    sg4::Host::by_name(host)->set_speed_profile(
+        ProfileBuilder::from_string(host + "-slow", profile_text(combined_factor_schedule(windows)), -1));
+  for (const auto& [link, windows] : slow_links.entries())
+    EventApplier::slow_link(link, combined_factor_schedule(windows), platform.gpus.front());
 }
 
 }  // namespace dtsim

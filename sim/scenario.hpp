@@ -53,6 +53,13 @@ struct ClusterConfig {
 // platform in events.cpp. Times are simulated seconds from the start of the iteration; a
 // window without end_s lasts to the end.
 constexpr double kForever_s = 1e30;
+// Bounds on what-if events (scenario_loader checks them): beyond them the event means something
+// else (a GPU 1000x slower has stopped: a failure event) or nothing (times past 1e9 s, 31
+// years, never come; rates past 100 TB/s exceed any link).
+constexpr double kMaxSlowdown = 1000;         // also bounds a slow link: bandwidth_fraction >= 1/1000
+constexpr double kMaxEventTime_s = 1e9;
+constexpr double kMinEventRate_Bps = 1e6;     // 1 MB/s
+constexpr double kMaxEventRate_Bps = 1e14;    // 100 TB/s
 
 // A GPU (or with `node` >= 0 every GPU of that node: thermal throttling, a bad host) computing
 // `slowdown` times slower during [start_s, end_s).

@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <tuple>
 #include <functional>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "device_spec.hpp"
 #include "field_override_yaml.hpp"
+#include "input_file.hpp"
+#include "json_input.hpp"
 #include "leaf_switches.hpp"
+#include "size_limits.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -81,6 +82,28 @@ void check_positive_counts(const Scenario& s, const Fail& fail) {
   };
   for (const auto& [field, value] : counts)
     if (value <= 0) fail(field, "a positive integer", std::to_string(value));
+}
+
+// Sizes dtsim can build (size_limits.hpp), checked before anything multiplies counts in int.
+void check_sizes(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  const long long gpus = 1LL * p.tp * p.cp * p.pp * p.dp;
+  if (gpus > kMaxGpus)
+    fail("parallelism", fmt::format("tp*cp*pp*dp at most {} GPUs (the largest cluster dtsim simulates)", kMaxGpus),
+         fmt::format("{}*{}*{}*{} = {}", p.tp, p.cp, p.pp, p.dp, gpus));
+  const long long cluster_gpus = 1LL * s.cluster.nodes * s.cluster.topology.node.gpus;
+  if (cluster_gpus > kMaxGpus)
+    fail("cluster.nodes",
+         fmt::format("at most {} nodes of {} GPUs ({} GPUs, the largest cluster dtsim simulates)",
+                     kMaxGpus / s.cluster.topology.node.gpus, s.cluster.topology.node.gpus, kMaxGpus),
+         std::to_string(s.cluster.nodes));
+  const long long passes = gpus * (s.training.global_batch / (1LL * p.dp * s.training.micro_batch)) * p.virtual_stages;
+  if (passes > kMaxRankMicroBatches)
+    fail("training.global_batch",
+         fmt::format("at most {} micro-batch passes to simulate (GPUs x micro-batches per replica x "
+                     "virtual stages), the most dtsim holds in memory",
+                     kMaxRankMicroBatches),
+         fmt::format("{} ({} passes)", s.training.global_batch, passes));
 }
 
 void require_multiple(const Fail& fail, const std::string& field, int value, int divisor,
@@ -222,7 +245,10 @@ class EventChecker {
   void operator()(const StragglerEvent& e) const {
     if (e.node >= 0) in_range("node", e.node, nodes_, "a node index");
     else in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
-    if (!(e.slowdown >= 1)) fail_(path_ + ".slowdown", "a number >= 1 (1 = normal speed)", fmt::format("{}", e.slowdown));
+    if (!(e.slowdown >= 1 && e.slowdown <= kMaxSlowdown))
+      fail_(path_ + ".slowdown",
+            fmt::format("a number in [1, {:g}] (1 = normal speed; a stopped GPU is a failure event)", kMaxSlowdown),
+            fmt::format("{}", e.slowdown));
     window(e.start_s, e.end_s);
   }
   void operator()(const SlowLinkEvent& e) const {
@@ -232,8 +258,9 @@ class EventChecker {
     } else {
       in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
     }
-    if (!(e.bandwidth_fraction > 0 && e.bandwidth_fraction <= 1))
-      fail_(path_ + ".bandwidth_fraction", "a number in (0, 1] (1 = full speed; a dead link is a failure event)",
+    if (!(e.bandwidth_fraction >= 1 / kMaxSlowdown && e.bandwidth_fraction <= 1))
+      fail_(path_ + ".bandwidth_fraction",
+            fmt::format("a number in [{:g}, 1] (1 = full speed; a dead link is a failure event)", 1 / kMaxSlowdown),
             fmt::format("{}", e.bandwidth_fraction));
     window(e.start_s, e.end_s);
   }
@@ -255,13 +282,15 @@ class EventChecker {
         break;
       }
     }
-    if (!(e.at_s >= 0)) fail_(path_ + ".at_s", "a time >= 0 s", fmt::format("{}", e.at_s));
+    time(".at_s", e.at_s);
   }
   void operator()(const BackgroundTrafficEvent& e) const {
     in_range("from_node", e.from_node, nodes_, "a node index");
     in_range("to_node", e.to_node, nodes_, "a node index");
     if (e.from_node == e.to_node) fail_(path_ + ".to_node", "a node other than from_node", std::to_string(e.to_node));
-    if (!(e.rate_Bps > 0)) fail_(path_ + ".rate_GBps", "a rate > 0", fmt::format("{}", e.rate_Bps / 1e9));
+    if (!(e.rate_Bps >= kMinEventRate_Bps && e.rate_Bps <= kMaxEventRate_Bps))
+      fail_(path_ + ".rate_GBps", fmt::format("a rate in [{:g}, {:g}] GB/s", kMinEventRate_Bps / 1e9, kMaxEventRate_Bps / 1e9),
+            fmt::format("{}", e.rate_Bps / 1e9));
     window(e.start_s, e.end_s);
   }
 
@@ -270,8 +299,13 @@ class EventChecker {
     if (value < 0 || value >= count) fail_(path_ + "." + key, fmt::format("{} in [0, {})", what, count), std::to_string(value));
   }
   void window(double start_s, double end_s) const {
-    if (!(start_s >= 0)) fail_(path_ + ".start_s", "a time >= 0 s", fmt::format("{}", start_s));
+    time(".start_s", start_s);
+    if (end_s != kForever_s) time(".end_s", end_s);
     if (!(end_s > start_s)) fail_(path_ + ".end_s", fmt::format("a time after start_s ({} s)", start_s), fmt::format("{}", end_s));
+  }
+  void time(const std::string& key, double t_s) const {
+    if (!(t_s >= 0 && t_s <= kMaxEventTime_s))
+      fail_(path_ + key, fmt::format("a time in [0, {:g}] s", kMaxEventTime_s), fmt::format("{}", t_s));
   }
   const Scenario& s_;
   const Fail& fail_;
@@ -285,6 +319,7 @@ void check_events(const Scenario& s, const Fail& fail) {
 
 void check_consistency(const Scenario& s, const Fail& fail) {
   check_positive_counts(s, fail);
+  check_sizes(s, fail);
   check_model_shape(s.model, fail);
   check_gpu_count(s, fail);
   check_model_split(s, fail);
@@ -349,7 +384,7 @@ fs::path resolve_existing_file(const YamlFields& f, const YAML::Node& map, const
                                const std::string& key) {
   const fs::path written = f.string(map, path, key);
   const fs::path resolved = (f.file().parent_path() / written).lexically_normal();
-  if (!fs::is_regular_file(resolved))
+  if (!is_existing_file(resolved))
     f.fail(map[key], YamlFields::join(path, key), "an existing file", resolved.string());
   return resolved;
 }
@@ -490,10 +525,8 @@ ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
       f.fail(cluster["oversubscription"], "cluster.oversubscription",
              "no such field for this fabric (fat_tree and rail_optimized only)",
              fmt::format("a {} fabric in {}", to_string(kind), c.topology_file.filename().string()));
-    const double ratio = f.positive_number(cluster, "cluster", "oversubscription");
-    if (ratio < 1)
-      f.fail(cluster["oversubscription"], "cluster.oversubscription", "a ratio >= 1 (leaf down- / up-bandwidth)",
-             fmt::format("{}", ratio));
+    const double ratio = f.number_in(cluster, "cluster", "oversubscription", 1, kMaxOversubscription,
+                                     fmt::format("a ratio in [1, {:g}] (leaf down- / up-bandwidth)", kMaxOversubscription));
     c.topology.fabric.oversubscription = ratio;
   }
   const long capacity = c.topology.fabric.capacity_nodes();
@@ -620,27 +653,10 @@ class HfConfigReader {
   json config_;
 };
 
-int line_of_byte(const std::string& text, size_t byte_offset) {
-  const size_t end = std::min(byte_offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
-}
-
-json parse_json_file(const fs::path& file) {
-  if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
-  std::ifstream in(file);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    throw InputError({file.string(), line_of_byte(text, e.byte > 0 ? e.byte - 1 : 0), "", "valid JSON", e.what()});
-  }
-}
-
 }  // namespace
 
 TransformerConfig load_hf_config(const fs::path& file) {
-  const json config = parse_json_file(file);
+  const json config = parse_json_input(file);
   if (!config.is_object()) throw InputError({file.string(), 0, "", "a JSON object", config.type_name()});
   const HfConfigReader hf(file, config);
 
@@ -702,10 +718,10 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
 Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
 
 Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& overrides) {
-  if (!fs::is_regular_file(file)) throw InputError({file.string(), 0, "", "an existing file", file.string()});
   const YamlFields f(file);
   const YAML::Node root = f.load();
   for (const FieldOverride& o : overrides) apply_field_override(file, root, o);
+  if (!overrides.empty()) f.check_tree(root);
   f.require_known_keys(root, "",
                        {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
                         "reliability"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)

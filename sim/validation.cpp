@@ -10,6 +10,7 @@
 #include "memory_model.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "size_limits.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -65,6 +66,8 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
                       const std::filesystem::path& topologies_dir) {
   PublishedRun out;
   Scenario& s = out.scenario;
+  f.require_known_keys(run, path, {"id", "source", "gpu", "gpus", "model", "training", "parallelism", "measured"});
+  f.string(run, path, "source");  // every measurement names where it was published
   s.name = f.string(run, path, "id");
   s.source_file = f.file();
   s.cluster.gpu = f.string(run, path, "gpu");
@@ -72,6 +75,7 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
 
   const std::string mp = YamlFields::join(path, "model");
   const YAML::Node model = f.child(run, path, "model");
+  f.require_known_keys(model, mp, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab"});
   TransformerConfig& m = s.model;
   m.name = s.name;
   m.layers = f.positive_int(model, mp, "layers");
@@ -84,6 +88,7 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
 
   const std::string tp_ = YamlFields::join(path, "training");
   const YAML::Node training = f.child(run, path, "training");
+  f.require_known_keys(training, tp_, {"global_batch", "micro_batch", "precision", "recompute"});
   s.training.global_batch = f.positive_int(training, tp_, "global_batch");
   s.training.micro_batch = f.positive_int_or(training, tp_, "micro_batch", kDefaultMicroBatchWhenUnpublished);
   s.training.precision = precision_from(f.choice(training, tp_, "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16"));
@@ -91,6 +96,7 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
 
   const std::string pp_ = YamlFields::join(path, "parallelism");
   const YAML::Node par = f.child(run, path, "parallelism");
+  f.require_known_keys(par, pp_, {"tp", "pp", "dp", "virtual_stages", "sequence_parallel"});
   s.parallelism.tp = f.positive_int_or(par, pp_, "tp", 1);
   s.parallelism.pp = f.positive_int_or(par, pp_, "pp", 1);
   s.parallelism.dp = f.positive_int_or(par, pp_, "dp", 1);
@@ -109,6 +115,7 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
 
   const std::string mep = YamlFields::join(path, "measured");
   const YAML::Node measured = f.child(run, path, "measured");
+  f.require_known_keys(measured, mep, {"iteration_time_s", "tflops_per_gpu", "flop_convention"});
   if (f.has(measured, "iteration_time_s")) {
     out.metric = "iteration_time_s";
     out.measured = f.positive_number(measured, mep, "iteration_time_s");
@@ -134,17 +141,20 @@ std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, co
   const std::string id = f.string(c, path, "id");
   const TopologySpec topo = load_topology(default_topology_for(f.choice(c, path, "gpu", device_ids()), topologies_dir));
   CollectiveSweepRequest request;
-  request.gpus = f.positive_int(c, path, "gpus");
+  request.gpus = f.int_in(c, path, "gpus", 2, int(kMaxGpus));
   f.choice(c, path, "collective", {"all_reduce"});
   const std::string algorithm = f.choice(c, path, "algorithm", {"ring", "tree", "nvls", "nvls_tree"});
   request.algorithm = algorithm == "ring"   ? CollectiveAlgorithm::ring
                       : algorithm == "tree" ? CollectiveAlgorithm::tree
                       : algorithm == "nvls" ? CollectiveAlgorithm::nvls
                                             : CollectiveAlgorithm::nvls_tree;
+  f.string(c, path, "source");
   const YAML::Node points = f.child(c, path, "points");
+  if (!points.IsSequence()) f.fail(points, path + ".points", "a list of {bytes, busbw_GBps}", YamlFields::describe(points));
   std::vector<double> measured;
   for (size_t i = 0; i < points.size(); ++i) {
     const std::string at = fmt::format("{}.points[{}]", path, i);
+    f.require_known_keys(points[i], at, {"bytes", "busbw_GBps"});
     request.sizes_bytes.push_back(f.positive_number(points[i], at, "bytes"));
     measured.push_back(f.positive_number(points[i], at, "busbw_GBps"));
   }
@@ -162,8 +172,9 @@ std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, co
 
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
                                           const std::filesystem::path& topologies_dir) {
-  const YamlFields f(runs_file);
+  const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
   const YAML::Node root = f.load();
+  f.require_known_keys(root, "", {"runs", "collectives"});
   const YAML::Node runs = f.child(root, "", "runs");
   if (!runs.IsSequence()) f.fail(runs, "runs", "a list of runs", YamlFields::describe(runs));
 
@@ -183,6 +194,8 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
+  if (f.has(root, "collectives") && !root["collectives"].IsSequence())
+    f.fail(root["collectives"], "collectives", "a list of nccl-tests runs", YamlFields::describe(root["collectives"]));
   if (f.has(root, "collectives"))
     for (size_t i = 0; i < root["collectives"].size(); ++i)
       for (const CollectiveValidationRow& row :

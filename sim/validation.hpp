@@ -1,6 +1,6 @@
 #pragma once
 // `dtsim validate`: predicts every run of a published-runs YAML file (schema of
-// shared/validation/published-runs.yaml) and compares with what its authors measured.
+// validation/published-runs.yaml) and compares with what its authors measured.
 #include <filesystem>
 #include <string>
 #include <vector>

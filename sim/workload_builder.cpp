@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
+#include "input_error.hpp"
 #include "pipeline_schedule.hpp"
+#include "size_limits.hpp"
 #include "stage_layout.hpp"
 
 namespace dtsim {
@@ -221,8 +225,16 @@ Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in)
   w.ranks.reserve(n);
   std::vector<std::vector<PipelineStep>> steps_of_stage(p.pp);  // the same for every rank of a stage
   for (int stage = 0; stage < p.pp; ++stage) steps_of_stage[stage] = pipeline_steps(p, stage, in.micro_batches);
-  for (int rank = 0; rank < n; ++rank)
+  long long tasks = 0;
+  for (int rank = 0; rank < n; ++rank) {
     w.ranks.push_back(ProgramBuilder(p, in, groups, rank).build(steps_of_stage[rank_coord(p, rank).stage]));
+    tasks += (long long)w.ranks.back().tasks.size();
+    if (tasks > kMaxTasks)
+      throw InputError({"<scenario>", 0, "parallelism",
+                        fmt::format("a workload of at most {} tasks over all GPUs (the most dtsim holds in memory)",
+                                    kMaxTasks),
+                        fmt::format("more than that by GPU {} of {}", rank, n)});
+  }
   return w;
 }
 

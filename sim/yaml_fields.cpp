@@ -3,17 +3,54 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
+
+#include "input_file.hpp"
 
 namespace dtsim {
 
 YAML::Node YamlFields::load() const {
-  std::ifstream in(file_);
-  if (!in) fail(YAML::Node(), "", "a readable file", "no such file");
+  const std::string text = read_input_file(file_);
+  YAML::Node root;
   try {
-    return YAML::Load(in);
-  } catch (const YAML::ParserException& e) {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
     throw InputError({file_.string(), e.mark.line + 1, "", "valid YAML", e.msg});
+  }
+  check_tree(root);
+  return root;
+}
+
+void YamlFields::check_tree(const YAML::Node& root) const {
+  size_t visited = 0;
+  check_node(root, "", visited);
+}
+
+// Aliases are references, so a file of a few lines can stand for a tree of billions of values
+// (aliases of aliases); `visited` counts values with aliases expanded and stops at
+// kMaxYamlValues, far beyond any real input.
+void YamlFields::check_node(const YAML::Node& node, const std::string& path, size_t& visited) const {
+  if (++visited > kMaxYamlValues)
+    fail(node, path.empty() ? "<top>" : path, fmt::format("a file of at most {} values (aliases expanded)", kMaxYamlValues),
+         "more");
+  if (!node.IsMap() && !node.IsSequence()) return;
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node item = node[i];
+      const std::string at = fmt::format("{}[{}]", path.empty() ? "<top>" : path, i);
+      if (item.IsNull() && nulls_ == NullValues::rejected) fail(item, at, "a value", "null");
+      check_node(item, at, visited);
+    }
+    return;
+  }
+  std::set<std::string> keys;
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) fail(kv.first, path.empty() ? "<top>" : path, "keys that are plain names", describe(kv.first));
+    const std::string at = join(path, kv.first.Scalar());
+    if (!keys.insert(kv.first.Scalar()).second)
+      fail(kv.first, at, "each key once per mapping", fmt::format("'{}' a second time", kv.first.Scalar()));
+    if (kv.second.IsNull() && nulls_ == NullValues::rejected)
+      fail(kv.first, at, "a value (leave the key out to use the default)", "null");
+    check_node(kv.second, at, visited);
   }
 }
 
@@ -72,6 +109,26 @@ double YamlFields::positive_number(const YAML::Node& map, const std::string& pat
   const double v = non_negative_number(map, path, key);
   if (v <= 0) fail(map[key], join(path, key), "a number > 0", describe(map[key]));
   return v;
+}
+
+double YamlFields::number_in(const YAML::Node& map, const std::string& path, const std::string& key, double low,
+                             double high, const std::string& expected) const {
+  const YAML::Node n = child(map, path, key);
+  double v = 0;
+  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < low || v > high)
+    fail(n, join(path, key), expected.empty() ? fmt::format("a number in [{:g}, {:g}]", low, high) : expected,
+         describe(n));
+  return v;
+}
+
+int YamlFields::int_in(const YAML::Node& map, const std::string& path, const std::string& key, int low, int high,
+                       const std::string& expected) const {
+  const YAML::Node n = child(map, path, key);
+  long long v = 0;
+  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < low || v > high)
+    fail(n, join(path, key), expected.empty() ? fmt::format("an integer in [{}, {}]", low, high) : expected,
+         describe(n));
+  return int(v);
 }
 
 double YamlFields::non_negative_number(const YAML::Node& map, const std::string& path,

@@ -12,12 +12,26 @@
 
 namespace dtsim {
 
+// What a null value (`key: ~`, `key: null`, `key:` with nothing) means in a file.
+enum class NullValues {
+  rejected,     // an error: a default must be asked for by leaving the key out (scenarios, topologies)
+  unpublished,  // "the source does not say" (published-runs files); readers treat the key as absent
+};
+
+// More values than any input file holds by far (a scenario has about a hundred).
+constexpr size_t kMaxYamlValues = 1'000'000;
+
 class YamlFields {
  public:
-  explicit YamlFields(std::filesystem::path file) : file_(std::move(file)) {}
+  explicit YamlFields(std::filesystem::path file, NullValues nulls = NullValues::rejected)
+      : file_(std::move(file)), nulls_(nulls) {}
 
-  // Parses the file; a missing file or a YAML syntax error becomes an InputError.
+  // Parses the file and checks the whole tree (check_tree); a missing or unreadable file, a YAML
+  // syntax error, a key given twice in one mapping or (NullValues::rejected) a null value becomes
+  // an InputError.
   YAML::Node load() const;
+  // The checks load() makes, for a tree changed after loading (field overrides).
+  void check_tree(const YAML::Node& root) const;
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& field, const std::string& expected,
                          const std::string& found) const;
@@ -35,6 +49,12 @@ class YamlFields {
   int positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key, int fallback) const;
   double positive_number(const YAML::Node& map, const std::string& path, const std::string& key) const;
   double non_negative_number(const YAML::Node& map, const std::string& path, const std::string& key) const;
+  // A number in [low, high]; `expected` replaces the default "a number in [low, high]" in errors
+  // (say why the bound is there).
+  double number_in(const YAML::Node& map, const std::string& path, const std::string& key, double low, double high,
+                   const std::string& expected = "") const;
+  int int_in(const YAML::Node& map, const std::string& path, const std::string& key, int low, int high,
+             const std::string& expected = "") const;
   bool boolean_or(const YAML::Node& map, const std::string& path, const std::string& key, bool fallback) const;
   std::string string(const YAML::Node& map, const std::string& path, const std::string& key) const;
   std::string string_or(const YAML::Node& map, const std::string& path, const std::string& key,
@@ -51,7 +71,10 @@ class YamlFields {
   }
 
  private:
+  void check_node(const YAML::Node& node, const std::string& path, size_t& visited) const;
+
   std::filesystem::path file_;
+  NullValues nulls_;
 };
 
 }  // namespace dtsim

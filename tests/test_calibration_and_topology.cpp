@@ -25,7 +25,7 @@ TEST(Calibration, OverridesOnlyWhatTheFileGives) {
 TEST(Calibration, EfficiencyAboveOneIsRejected) {
   const InputErrorInfo e = error_of([] { load_calibration(calibration("out-of-range.json"), default_efficiencies()); });
   EXPECT_EQ(e.field, "efficiency.gemm.compute");
-  EXPECT_EQ(e.expected, "a number in (0, 1]");
+  EXPECT_EQ(e.expected, "a fraction of peak in [0.0001, 1]");
   EXPECT_EQ(e.found, "1.5");
 }
 
@@ -107,7 +107,7 @@ TEST(Topology, NvlinkSharpNeedsGenerationFour) {
 TEST(Topology, TorusDimensionMustBePositive) {
   const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-torus-dimension.yaml"); });
   EXPECT_EQ(e.field, "fabric.dimensions[1]");
-  EXPECT_EQ(e.expected, "a positive integer");
+  EXPECT_EQ(e.expected, "an integer in [1, 65536]");
   EXPECT_EQ(e.found, "'0'");
 }
 

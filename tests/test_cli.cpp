@@ -133,7 +133,9 @@ TEST(CollectiveCli, BadFlagsAreBadInput) {
   EXPECT_NE(gpus.output.find("--gpus"), std::string::npos) << gpus.output;
   const CliResult size = run_dtsim("collective -b 8X");
   EXPECT_EQ(size.exit_code, 2);
-  EXPECT_NE(size.output.find("a size in bytes such as 8, 64K, 8M or 8G, found 8X"), std::string::npos) << size.output;
+  EXPECT_NE(size.output.find("a size in bytes such as 8, 64K, 8M or 8G, from 1 B to 1 TiB, found '8X'"),
+            std::string::npos)
+      << size.output;
   const CliResult algo = run_dtsim("collective " +
                                    (test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml").string() +
                                    " --algo nvls");  // A100 NVSwitches cannot reduce

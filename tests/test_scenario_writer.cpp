@@ -66,7 +66,7 @@ TEST(ClusterOversubscription, OverridesTheTopologysFabricOnFatTreesOnly) {
   EXPECT_EQ(load_scenario(llama, {{"cluster.oversubscription", "4"}}).cluster.topology.fabric.oversubscription, 4.0);
   const InputErrorInfo low = test::error_of([&] { load_scenario(llama, {{"cluster.oversubscription", "0.5"}}); });
   EXPECT_EQ(low.field, "cluster.oversubscription");
-  EXPECT_EQ(low.found, "0.5");
+  EXPECT_EQ(low.found, "'0.5'");
   const fs::path torus = test::source_dir() / "topologies" / "dgx-h100-torus-3d.yaml";
   const InputErrorInfo wrong = test::error_of([&] {
     load_scenario(llama, {{"cluster.topology", torus.string()}, {"cluster.oversubscription", "2"}});

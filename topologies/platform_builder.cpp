@@ -17,6 +17,9 @@ void configure_network_model(sg4::Engine& engine) {
   engine.set_config("network/crosstraffic:0");
   engine.set_config("network/TCP-gamma:0");
   engine.set_config("contexts/stack-size:64");  // KiB per actor: thousands of actors fit easily
+  // No guard page under each stack: mprotect splits the mapping, two memory maps per actor, and
+  // Linux allows 65,530 maps by default (vm.max_map_count), so 32k actors was the ceiling.
+  engine.set_config("contexts/guard-size:0");
 }
 
 namespace {

@@ -12,7 +12,8 @@
 // Positions of a cluster zone beyond the last node hold empty routers. Fabric links
 // (fat-tree, dragonfly, torus) carry one node's aggregate NIC bandwidth. Network
 // latency sits on the NVLink and NIC links only, so every route of one kind has the same
-// latency and CM02 splits shared links equally (shared/notes/simgrid-3.32.md).
+// latency and CM02 splits shared links equally (in SimGrid 3.32 a flow's share of a link is
+// weighted by 1/(route latency), even in CM02).
 #include <simgrid/s4u.hpp>
 
 #include <vector>

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "../sim/size_limits.hpp"
 #include "../sim/yaml_fields.hpp"
 
 namespace dtsim {
@@ -21,18 +24,32 @@ bool boolean_or(const YamlFields& f, const YAML::Node& map, const std::string& p
   return value;
 }
 
+// A link bandwidth given in `unit` (unit_Bps bytes/s each), within size_limits.hpp's bounds.
+double bandwidth(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
+                 double unit_Bps, const std::string& unit) {
+  const double low = kMinLinkBandwidth_Bps / unit_Bps, high = kMaxLinkBandwidth_Bps / unit_Bps;
+  return f.number_in(map, path, key, low, high, fmt::format("a bandwidth in [{:g}, {:g}] {}", low, high, unit)) *
+         unit_Bps;
+}
+
+double latency(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
+  const double high_us = kMaxLinkLatency_s / kUs;
+  return f.number_in(map, path, key, 0, high_us, fmt::format("a latency in [0, {:g}] us", high_us)) * kUs;
+}
+
 NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
   const YAML::Node node = f.child(root, "", "node");
   f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics"});
   NodeSpec n;
   n.type = f.string_or(node, "node", "type", "");
-  n.gpus = f.positive_int(node, "node", "gpus");
+  n.gpus = f.int_in(node, "node", "gpus", 1, kMaxGpusPerNode);
 
   const YAML::Node nvlink = f.child(node, "node", "nvlink");
   f.require_known_keys(nvlink, "node.nvlink", {"generation", "bandwidth_GBps", "latency_us", "sharp"});
-  n.nvlink_generation = f.has(nvlink, "generation") ? f.positive_int(nvlink, "node.nvlink", "generation") : 0;
-  n.nvlink_bw_Bps = f.positive_number(nvlink, "node.nvlink", "bandwidth_GBps") * kGBps;
-  n.nvlink_latency_s = f.non_negative_number(nvlink, "node.nvlink", "latency_us") * kUs;
+  n.nvlink_generation =
+      f.has(nvlink, "generation") ? f.int_in(nvlink, "node.nvlink", "generation", 1, 5, "1 to 5 (NVLink 5: Blackwell)") : 0;
+  n.nvlink_bw_Bps = bandwidth(f, nvlink, "node.nvlink", "bandwidth_GBps", kGBps, "GB/s");
+  n.nvlink_latency_s = latency(f, nvlink, "node.nvlink", "latency_us");
   n.nvlink_sharp = boolean_or(f, nvlink, "node.nvlink", "sharp", false);
   if (n.nvlink_sharp && n.nvlink_generation != 0 && n.nvlink_generation < 4)
     f.fail(nvlink["sharp"], "node.nvlink.sharp", "false below NVLink generation 4 (NVLS needs NVSwitch 3)",
@@ -41,8 +58,8 @@ NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
   const YAML::Node nics = f.child(node, "node", "nics");
   f.require_known_keys(nics, "node.nics", {"count", "bandwidth_Gbps", "latency_us"});
   n.nics = f.positive_int(nics, "node.nics", "count");
-  n.nic_bw_Bps = f.positive_number(nics, "node.nics", "bandwidth_Gbps") * kGbps;
-  n.nic_latency_s = f.non_negative_number(nics, "node.nics", "latency_us") * kUs;
+  n.nic_bw_Bps = bandwidth(f, nics, "node.nics", "bandwidth_Gbps", kGbps, "Gb/s");
+  n.nic_latency_s = latency(f, nics, "node.nics", "latency_us");
   if (n.nics > n.gpus)
     f.fail(nics["count"], "node.nics.count", fmt::format("at most node.gpus ({})", n.gpus), std::to_string(n.nics));
   return n;
@@ -50,10 +67,8 @@ NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
 
 double ratio_at_least_one(const YamlFields& f, const YAML::Node& fabric, const std::string& key) {
   if (!f.has(fabric, key)) return 1.0;
-  const double r = f.positive_number(fabric, "fabric", key);
-  if (r < 1)
-    f.fail(fabric[key], "fabric." + key, "a ratio >= 1 (1 = non-blocking)", YamlFields::describe(fabric[key]));
-  return r;
+  return f.number_in(fabric, "fabric", key, 1, kMaxOversubscription,
+                     fmt::format("a ratio in [1, {:g}] (1 = non-blocking)", kMaxOversubscription));
 }
 
 FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSpec& node) {
@@ -64,8 +79,8 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
   if (f.has(fabric, "switch")) {
     const YAML::Node sw = fabric["switch"];
     f.require_known_keys(sw, "fabric.switch", {"radix", "port_Gbps"});
-    s.switch_hw.radix = f.has(sw, "radix") ? f.positive_int(sw, "fabric.switch", "radix") : 0;
-    s.switch_hw.port_bw_Bps = f.has(sw, "port_Gbps") ? f.positive_number(sw, "fabric.switch", "port_Gbps") * kGbps : 0;
+    s.switch_hw.radix = f.has(sw, "radix") ? f.int_in(sw, "fabric.switch", "radix", 2, 65536) : 0;
+    s.switch_hw.port_bw_Bps = f.has(sw, "port_Gbps") ? bandwidth(f, sw, "fabric.switch", "port_Gbps", kGbps, "Gb/s") : 0;
   }
   if (kind == "fat_tree") {
     s.kind = FabricKind::fat_tree;
@@ -88,7 +103,7 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
     f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "spines", "uplink_Gbps", "switch"});
     s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
     s.spines = f.positive_int(fabric, "fabric", "spines");
-    s.uplink_bw_Bps = f.positive_number(fabric, "fabric", "uplink_Gbps") * kGbps;
+    s.uplink_bw_Bps = bandwidth(f, fabric, "fabric", "uplink_Gbps", kGbps, "Gb/s");
     const double down = s.nodes_per_leaf * node.nic_aggregate_bw_Bps();
     s.oversubscription = down / (s.spines * s.uplink_bw_Bps);
   } else if (kind == "rail_optimized") {
@@ -117,8 +132,9 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
       f.fail(dims, "fabric.dimensions", "a list of positive sizes such as [4, 4, 2]", YamlFields::describe(dims));
     for (size_t i = 0; i < dims.size(); ++i) {
       int d = 0;
-      if (!dims[i].IsScalar() || !YAML::convert<int>::decode(dims[i], d) || d <= 0)
-        f.fail(dims[i], fmt::format("fabric.dimensions[{}]", i), "a positive integer", YamlFields::describe(dims[i]));
+      if (!dims[i].IsScalar() || !YAML::convert<int>::decode(dims[i], d) || d <= 0 || d > kMaxGpus)
+        f.fail(dims[i], fmt::format("fabric.dimensions[{}]", i), fmt::format("an integer in [1, {}]", kMaxGpus),
+               YamlFields::describe(dims[i]));
       s.dimensions.push_back(d);
     }
   }
@@ -139,11 +155,14 @@ const char* to_string(FabricKind k) {
 }
 
 long FabricSpec::capacity_nodes() const {
+  // Saturates at kMaxGpus + 1 (load_topology refuses more), so that no product overflows.
+  const auto times = [](long a, long b) { return std::min(a * b, kMaxGpus + 1); };
   switch (kind) {
-    case FabricKind::dragonfly: return long(groups) * chassis_per_group * routers_per_chassis * nodes_per_router;
+    case FabricKind::dragonfly:
+      return times(times(times(groups, chassis_per_group), routers_per_chassis), nodes_per_router);
     case FabricKind::torus: {
       long n = 1;
-      for (int d : dimensions) n *= d;
+      for (int d : dimensions) n = times(n, d);
       return n;
     }
     default: return 0;
@@ -160,6 +179,11 @@ TopologySpec load_topology(const std::filesystem::path& file) {
   t.description = f.string_or(root, "", "description", "");
   t.node = load_node(f, root);
   t.fabric = load_fabric(f, root, t.node);
+  if (t.fabric.capacity_nodes() > kMaxGpus)
+    f.fail(root["fabric"], "fabric",
+           fmt::format("a {} of at most {} nodes (the largest cluster dtsim simulates has {} GPUs)",
+                       to_string(t.fabric.kind), kMaxGpus, kMaxGpus),
+           "more nodes");
   return t;
 }
 

@@ -1,0 +1,53 @@
+#include "flag_values.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "atomic_file.hpp"
+#include "input_error.hpp"
+
+namespace dtsim {
+
+namespace fs = std::filesystem;
+
+void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, flag, expected, found});
+}
+
+long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum) {
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || text.front() == '+' || error != std::errc() || stop != end || value < minimum || value > maximum)
+    flag_error(flag, fmt::format("an integer from {} to {}", minimum, maximum), "'" + text + "'");
+  return value;
+}
+
+double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
+                   const std::string& expected) {
+  char* stop = nullptr;
+  const double value = text.empty() ? 0 : std::strtod(text.c_str(), &stop);
+  if (text.empty() || stop != text.c_str() + text.size() || !std::isfinite(value) || value < minimum || value > maximum)
+    flag_error(flag, expected.empty() ? fmt::format("a number from {:g} to {:g}", minimum, maximum) : expected,
+               "'" + text + "'");
+  return value;
+}
+
+void check_output_path(const std::string& flag, const std::string& file) {
+  if (file.empty()) return;
+  std::error_code ec;
+  const fs::path folder = fs::path(file).parent_path();
+  if (!fs::is_directory(folder.empty() ? fs::path(".") : folder, ec))
+    flag_error(flag, "a file in an existing folder", file);
+  if (fs::is_directory(file, ec)) flag_error(flag, "a file path, not a folder", file);
+}
+
+void write_output_file(const std::string& flag, const std::string& file, const std::string& content) {
+  if (!write_file_atomically(file, content)) flag_error(flag, "a writable file path", file);
+}
+
+}  // namespace dtsim

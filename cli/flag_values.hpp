@@ -1,0 +1,22 @@
+#pragma once
+// Values of command-line flags, read strictly: every flag a subcommand takes as text is checked
+// here against its range, and every mistake is an InputError naming the flag (exit code 2).
+#include <string>
+
+namespace dtsim {
+
+[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found);
+
+// Decimal digits only, in [minimum, maximum].
+long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum);
+// A finite number (1e9, 0.5) in [minimum, maximum]; `expected` replaces "a number in [min, max]".
+double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
+                   const std::string& expected = "");
+
+// An output file the command will write: its folder must exist and the path must not be a
+// folder. Checked before the work, so that a long run does not end in a failed write.
+void check_output_path(const std::string& flag, const std::string& file);
+// Writes `content` whole (a temporary file renamed over `file`) or throws naming the flag.
+void write_output_file(const std::string& flag, const std::string& file, const std::string& content);
+
+}  // namespace dtsim

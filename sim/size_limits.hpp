@@ -1,0 +1,38 @@
+#pragma once
+// The largest inputs dtsim builds, and physical bounds on what files may claim. Past these a
+// run would not finish or not fit in memory (every GPU is one SimGrid actor with its own stack
+// and program), or the number means a typo rather than hardware: the loaders and the CLI reject
+// such input with a message naming the limit instead of running away.
+namespace dtsim {
+
+// 2^16 GPUs: the largest scenario, `collective` communicator or `topo` graph. One process holds
+// a SimGrid actor, its stack and its links for every GPU: one all-reduce over 65,536 GPUs took
+// 5.9 GB and 41 s on a 2-core machine (2026-11-23), so twice that would not fit in 24 GB
+// beside a training workload. Clusters beyond it need ranks folded (not built yet).
+constexpr long kMaxGpus = 65536;
+// Work a simulation holds in memory: micro-batch passes over all GPUs (GPUs x micro-batches per
+// replica x virtual stages; the default 175B scenario has 2e5) and tasks in all the GPUs'
+// programs (about 80 bytes each).
+constexpr long long kMaxRankMicroBatches = 1LL << 24;
+constexpr long long kMaxTasks = 1LL << 25;
+// GPUs in one NVLink domain: 8 (DGX/HGX), 72 (GB200 NVL72), 576 (NVL576) fit.
+constexpr int kMaxGpusPerNode = 1024;
+
+// Link bandwidths, one direction: from 1 MB/s to 100 TB/s (NVLink 5 is 0.9 TB/s per GPU and
+// direction, an 800G NIC 0.1 TB/s), and latencies up to 1 s.
+constexpr double kMinLinkBandwidth_Bps = 1e6;
+constexpr double kMaxLinkBandwidth_Bps = 1e14;
+constexpr double kMaxLinkLatency_s = 1;
+
+// Leaf down- to up-bandwidth: 2:1 and 4:1 are built; past 100:1 a fabric hardly connects.
+constexpr double kMaxOversubscription = 100;
+
+// Peak rates a calibration may state: up to 100 PFLOP/s (a B200 has 4.5 dense FP8) and
+// 100 TB/s of memory bandwidth (a B200 has 8).
+constexpr double kMaxPeakFlops = 1e17;
+constexpr double kMaxPeakMemory_Bps = 1e14;
+// An efficiency the model uses is a fraction of peak in [kMinEfficiency, 1]; below 1e-4 a
+// measured kernel is all launch latency, and its size, not its efficiency, is what to measure.
+constexpr double kMinEfficiency = 1e-4;
+
+}  // namespace dtsim
