@@ -18,12 +18,14 @@ void flag_error(const std::string& flag, const std::string& expected, const std:
   throw InputError({"<command line>", 0, flag, expected, found});
 }
 
-long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum) {
+long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum,
+                       const std::string& expected) {
   long long value = 0;
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || text.front() == '+' || error != std::errc() || stop != end || value < minimum || value > maximum)
-    flag_error(flag, fmt::format("an integer from {} to {}", minimum, maximum), "'" + text + "'");
+    flag_error(flag, expected.empty() ? fmt::format("an integer from {} to {}", minimum, maximum) : expected,
+               "'" + text + "'");
   return value;
 }
 

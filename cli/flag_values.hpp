@@ -7,8 +7,9 @@ namespace dtsim {
 
 [[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found);
 
-// Decimal digits only, in [minimum, maximum].
-long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum);
+// Decimal digits only, in [minimum, maximum]; `expected` replaces "an integer from min to max".
+long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum,
+                       const std::string& expected = "");
 // A finite number (1e9, 0.5) in [minimum, maximum]; `expected` replaces "a number in [min, max]".
 double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
                    const std::string& expected = "");

@@ -6,7 +6,7 @@
 #include <limits>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "flag_values.hpp"
 #include "input_error.hpp"
 #include "size_limits.hpp"
 #include "topology_graph.hpp"
@@ -94,28 +94,27 @@ void print_topology(std::ostream& out, const TopologySpec& topo, const TopologyG
 void add_topo_options(CLI::App& command, TopoOptions& options) {
   command.add_option("file", options.file, "topology YAML")->required();
   command.add_option("--nodes", options.nodes, "number of nodes (default: two leaves or groups, two pods, or the "
-                                                "whole dragonfly / torus)")
-      ->check(CLI::PositiveNumber);
+                                                "whole dragonfly / torus)");
   command.add_option("--dot", options.dot_file, "also write the graph as Graphviz DOT to this file");
 }
 
 int run_topo_command(const TopoOptions& options) {
+  check_output_path("--dot", options.dot_file);
   const TopologySpec topo = load_topology(options.file);
-  const long nodes = options.nodes > 0 ? options.nodes : default_node_count(topo);
   const long max_nodes = kMaxGpus / topo.node.gpus;
-  if (nodes > max_nodes)
-    throw InputError({"<command line>", 0, "--nodes",
-                      fmt::format("at most {} nodes of {} GPUs ({} GPUs, the largest graph dtsim builds){}", max_nodes,
-                                  topo.node.gpus, kMaxGpus, options.nodes > 0 ? "" : "; the default is the whole fabric"),
-                      std::to_string(nodes)});
+  const std::string limit = fmt::format("1 to {} nodes of {} GPUs ({} GPUs, the largest graph dtsim builds)",
+                                        max_nodes, topo.node.gpus, kMaxGpus);
+  const long nodes = options.nodes.empty() ? default_node_count(topo)
+                                           : long(integer_flag("--nodes", options.nodes, 1, max_nodes, limit));
+  if (nodes > max_nodes)  // the default: the whole fabric
+    flag_error("--nodes", limit + "; the default is the whole fabric, give fewer", std::to_string(nodes));
   const TopologyGraph graph = build_topology_graph(topo, nodes);
   const TopologyMetrics metrics = topology_metrics(graph);
   print_topology(std::cout, topo, graph, metrics);
   if (!options.dot_file.empty()) {
     std::ostringstream dot;
     write_dot(graph, dot);
-    if (!write_file_atomically(options.dot_file, dot.str()))
-      throw InputError({"<command line>", 0, "--dot", "a writable file path", options.dot_file});
+    write_output_file("--dot", options.dot_file, dot.str());
     std::cout << fmt::format("graph written to {} (Graphviz DOT)\n", options.dot_file);
   }
   return 0;

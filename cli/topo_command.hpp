@@ -8,7 +8,7 @@ namespace dtsim {
 
 struct TopoOptions {
   std::string file;
-  long nodes = 0;          // 0: a default that fills the fabric's natural unit
+  std::string nodes;       // empty: a default that fills the fabric's natural unit
   std::string dot_file;    // write Graphviz DOT here when set
 };
 

@@ -80,6 +80,40 @@ TEST(WhatIf, HalfSpeedNicDoublesABandwidthBoundAllReduce) {
   EXPECT_NEAR(slowed.engine.ranks[0].communication_s, 2 * comm_s, 0.02 * 2 * comm_s);
 }
 
+// Slowdowns on one GPU combine: GPU 3 at 1.5x on node 0 at 1.2x computes 1.5 x 1.2 = 1.8 times
+// longer, the node's other GPUs 1.2 times (SimGrid takes one speed profile per host).
+TEST(WhatIf, StragglerOnASlowNodeCombinesTheSlowdowns) {
+  Scenario s = one_node();
+  const SimulationResult healthy = simulate(s);
+  const double compute_s = healthy.engine.ranks[3].compute_s;
+  StragglerEvent node;
+  node.node = 0, node.slowdown = 1.2;
+  s.events = {straggler(3, 1.5), node};
+  const SimulationResult slowed = simulate(s);
+  EXPECT_NEAR(slowed.engine.ranks[3].compute_s, 1.8 * compute_s, 1e-6 * compute_s);
+  EXPECT_NEAR(slowed.engine.ranks[2].compute_s, 1.2 * healthy.engine.ranks[2].compute_s, 1e-6 * compute_s);
+}
+
+// Two windows on GPU 3: 2x during [0, C/2) and 1.5x from 0 on. Until C/2 it runs at 1/3 speed
+// (C/6 done), then at 2/3: the remaining 5C/6 take 5C/4, so its compute ends at 1.75 C.
+TEST(WhatIf, OverlappingWindowsOnOneGpuMultiplyWhileBothAreOpen) {
+  Scenario s = one_node();
+  const double compute_s = simulate(s).engine.ranks[3].compute_s;
+  s.events = {straggler(3, 2.0, 0, compute_s / 2), straggler(3, 1.5)};
+  EXPECT_NEAR(simulate(s).engine.ranks[3].compute_s, 1.75 * compute_s, 1e-6 * compute_s);
+}
+
+// Two half-speed windows on one NIC leave it a quarter of its bandwidth: the bandwidth-bound
+// all-reduce of two ranks takes four times as long.
+TEST(WhatIf, TwoSlowLinkEventsOnOneNicMultiplyTheirFractions) {
+  Scenario s = two_single_gpu_nodes();
+  const double comm_s = simulate(s).engine.ranks[0].communication_s;
+  SlowLinkEvent nic;
+  nic.link = EventLink::nic, nic.node = 1, nic.nic = 0, nic.bandwidth_fraction = 0.5;
+  s.events = {nic, nic};
+  EXPECT_NEAR(simulate(s).engine.ranks[0].communication_s, 4 * comm_s, 0.02 * 4 * comm_s);
+}
+
 // Failures never crash the simulator: before the end the iteration is reported incomplete; after
 // it, nothing changes.
 TEST(WhatIf, FailuresStopTheIterationWithoutCrashing) {

@@ -1,0 +1,128 @@
+// The dtsim process as a whole: two runs of a scenario write the same bytes, and a run killed
+// mid-way leaves no temporary file and no simulation child behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Two runs of the same scenario, with and without what-if events: the same JSON, byte for byte.
+TEST(CliProcess, TwoRunsWriteByteIdenticalJson) {
+  test::ScratchDir dir;
+  for (const char* scenario : {"gpt3-1.3b-8-h100.yaml", "gpt3-13b-64-a100-straggler.yaml"}) {
+    const std::string file = (test::source_dir() / "scenarios" / scenario).string();
+    const fs::path a = dir.path() / "a.json", b = dir.path() / "b.json";
+    ASSERT_EQ(test::run_dtsim("run " + file + " --json " + a.string()).exit_code, 0) << scenario;
+    ASSERT_EQ(test::run_dtsim("run " + file + " --json " + b.string()).exit_code, 0) << scenario;
+    const std::string first = read_file(a);
+    EXPECT_GT(first.size(), 1000u) << scenario;
+    EXPECT_EQ(first, read_file(b)) << scenario;
+  }
+}
+
+// dtsim with `args`, started in the background with its output discarded.
+pid_t start_dtsim(const std::vector<std::string>& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    std::vector<char*> argv{const_cast<char*>(DTSIM_CLI)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DTSIM_CLI, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+std::string proc_field(pid_t pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + name);
+  std::string text;
+  std::getline(in, text);
+  return text;
+}
+
+// A live (not zombie) process whose parent is `parent`, or -1.
+pid_t child_of(pid_t parent) {
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::istringstream stat(proc_field(std::stoi(name), "stat"));
+    std::string pid, command, state;
+    long ppid = 0;
+    stat >> pid >> command >> state >> ppid;
+    if (ppid == parent && state != "Z") return std::stoi(name);
+  }
+  return -1;
+}
+
+bool gone(pid_t pid) {
+  const std::string stat = proc_field(pid, "stat");
+  return stat.empty() || stat.find(") Z ") != std::string::npos;  // reaped, or a zombie
+}
+
+// The trace's temporary file is a FIFO: opening it blocks until a reader comes, so the run is
+// caught in the middle of writing its output, where SIGTERM then lands.
+TEST(CliProcess, KilledWhileWritingLeavesNoTemporaryFile) {
+  test::ScratchDir dir;
+  const fs::path trace = dir.path() / "t.json", tmp = dir.path() / "t.json.tmp";
+  ASSERT_EQ(mkfifo(tmp.c_str(), 0600), 0);
+  const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
+  const pid_t pid = start_dtsim({"run", scenario, "--trace", trace.string()});
+  bool writing = false;
+  for (auto waited = 0ms; waited < 60s && !writing; waited += 20ms) {
+    writing = proc_field(pid, "wchan") == "wait_for_partner";  // blocked opening the FIFO
+    if (!writing) std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(writing) << "dtsim never reached the write of its trace";
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tmp)));
+  EXPECT_FALSE(fs::exists(trace));
+}
+
+// GPT-3 175B on 1024 GPUs simulates for seconds in a child process; killing dtsim meanwhile
+// takes the child with it.
+TEST(CliProcess, KilledWhileSimulatingLeavesNoChild) {
+  const pid_t pid = start_dtsim({"run"});
+  pid_t child = -1;
+  for (auto waited = 0ms; waited < 30s && child < 0; waited += 10ms) {
+    child = child_of(pid);
+    if (child < 0) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_GT(child, 0) << "no simulation child appeared";
+  kill(pid, SIGTERM);
+  waitpid(pid, nullptr, 0);
+  bool ended = false;
+  for (auto waited = 0ms; waited < 2s && !ended; waited += 10ms) {
+    ended = gone(child);
+    if (!ended) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_TRUE(ended) << "child " << child << " still running";
+  if (!ended) kill(child, SIGKILL);
+}
+
+}  // namespace
+}  // namespace dtsim
