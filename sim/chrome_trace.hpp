@@ -1,6 +1,7 @@
 #pragma once
 // Chrome trace-event JSON (opens in ui.perfetto.dev and chrome://tracing): one process per
-// node, one thread (track) per GPU, one complete ("X") event per engine span.
+// node, two threads (tracks) per GPU, its compute and its communication stream, one complete
+// ("X") event per engine span.
 #include <string>
 
 #include "engine.hpp"
