@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "simulate one training iteration of a scenario");
   run->add_option("scenario", scenario_file, "scenario YAML (default: scenarios/gpt3-175b-1024-a100.yaml)");
   run->add_option("--json", json_file, "also write the report as JSON to this file");
-  run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (one track per GPU) to this file");
+  run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (compute and communication tracks per GPU) to this file");
   run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
   std::optional<int> straggler_sweep_gpu;
   run->add_option("--straggler-sweep", straggler_sweep_gpu,
