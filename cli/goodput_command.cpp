@@ -25,8 +25,7 @@ using nlohmann::json;
 constexpr int kExitOutOfMemory = 3;
 constexpr double kDay_s = 86400, kHour_s = 3600;
 
-// A positive amount (tokens, days, seconds): finite, at least the smallest double that is not
-// effectively zero, at most 1e30.
+// A positive amount (tokens, days, seconds), from 1e-9 to 1e30.
 double amount_flag(const std::string& flag, const std::string& text) {
   return number_flag(flag, text, 1e-9, 1e30, "a number > 0 (at most 1e30)");
 }

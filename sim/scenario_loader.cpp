@@ -97,13 +97,15 @@ void check_sizes(const Scenario& s, const Fail& fail) {
          fmt::format("at most {} nodes of {} GPUs ({} GPUs, the largest cluster dtsim simulates)",
                      kMaxGpus / s.cluster.topology.node.gpus, s.cluster.topology.node.gpus, kMaxGpus),
          std::to_string(s.cluster.nodes));
-  const long long passes = gpus * (s.training.global_batch / (1LL * p.dp * s.training.micro_batch)) * p.virtual_stages;
-  if (passes > kMaxRankMicroBatches)
+  // In double: each factor may be up to 1e9, and their product would overflow any integer.
+  const double passes =
+      double(gpus) * double(s.training.global_batch / (1LL * p.dp * s.training.micro_batch)) * p.virtual_stages;
+  if (passes > double(kMaxRankMicroBatches))
     fail("training.global_batch",
          fmt::format("at most {} micro-batch passes to simulate (GPUs x micro-batches per replica x "
                      "virtual stages), the most dtsim holds in memory",
                      kMaxRankMicroBatches),
-         fmt::format("{} ({} passes)", s.training.global_batch, passes));
+         fmt::format("{} ({:.0f} passes)", s.training.global_batch, passes));
 }
 
 void require_multiple(const Fail& fail, const std::string& field, int value, int divisor,
