@@ -8,6 +8,7 @@
 
 #include "input_error.hpp"
 #include "json_input.hpp"
+#include "measured_efficiency.hpp"
 #include "size_limits.hpp"
 
 namespace dtsim {
@@ -78,7 +79,7 @@ void read_operators(const JsonFields& f, const json& root, Calibration& c) {
     }
     // The efficiency the model uses for this kind (FLOP/s for matmuls, bytes/s for the rest)
     // must be one it can run at; the other is kept as measured, a fraction in [0, 1].
-    const bool by_flops = m.kind == OperatorKind::gemm || m.kind == OperatorKind::attention_gemm;
+    const bool by_flops = measured_by_flops(m.kind);
     m.compute_efficiency = by_flops ? efficiency(f, o, at, "compute_efficiency")
                                     : f.number_in(o, at, "compute_efficiency", 0, 1);
     m.memory_efficiency = by_flops ? f.number_in(o, at, "memory_efficiency", 0, 1)

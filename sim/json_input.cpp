@@ -20,7 +20,7 @@ int line_of_byte(const std::string& text, size_t byte_offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
-// Thrown by the parser callback; becomes an InputError once the line is known.
+// Thrown by the parser callback, out of nlohmann's parser; caught below as an InputError.
 struct DuplicateKey {
   std::string key;
 };

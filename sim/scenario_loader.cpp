@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "device_spec.hpp"
@@ -392,19 +393,12 @@ fs::path resolve_existing_file(const YamlFields& f, const YAML::Node& map, const
 }
 
 int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
-  const YAML::Node n = f.child(map, path, key);
-  long long value = 0;
-  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, value) || value < 0 || value > 1'000'000'000)
-    f.fail(n, YamlFields::join(path, key), "an integer >= 0", YamlFields::describe(n));
-  return static_cast<int>(value);
+  return f.int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
 }
 
 double finite_number(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
-  const YAML::Node n = f.child(map, path, key);
-  double value = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, value) || !std::isfinite(value))
-    f.fail(n, YamlFields::join(path, key), "a number", YamlFields::describe(n));
-  return value;
+  const double largest = std::numeric_limits<double>::max();
+  return f.number_in(map, path, key, -largest, largest, "a number");
 }
 
 TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "input_file.hpp"
 
@@ -92,12 +93,7 @@ const YAML::Node YamlFields::child(const YAML::Node& map, const std::string& pat
 }
 
 int YamlFields::positive_int(const YAML::Node& map, const std::string& path, const std::string& key) const {
-  const YAML::Node n = child(map, path, key);
-  long long v = 0;
-  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v))
-    fail(n, join(path, key), "a positive integer", describe(n));
-  if (v <= 0 || v > 1'000'000'000) fail(n, join(path, key), "a positive integer", describe(n));
-  return static_cast<int>(v);
+  return int_in(map, path, key, 1, 1'000'000'000, "a positive integer");
 }
 
 int YamlFields::positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key,
@@ -133,11 +129,7 @@ int YamlFields::int_in(const YAML::Node& map, const std::string& path, const std
 
 double YamlFields::non_negative_number(const YAML::Node& map, const std::string& path,
                                        const std::string& key) const {
-  const YAML::Node n = child(map, path, key);
-  double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < 0)
-    fail(n, join(path, key), "a number >= 0", describe(n));
-  return v;
+  return number_in(map, path, key, 0, std::numeric_limits<double>::max(), "a number >= 0");
 }
 
 std::string YamlFields::string(const YAML::Node& map, const std::string& path, const std::string& key) const {

@@ -35,6 +35,13 @@ std::string scenario_text(const std::string& extra = "", const std::string& topo
          extra;
 }
 
+// scenario_text() with its first `from` replaced by `to`.
+std::string scenario_with(const std::string& from, const std::string& to) {
+  std::string text = scenario_text();
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
 InputErrorInfo scenario_error(const ScratchDir& dir, const std::string& text) {
   const fs::path file = dir.write("scenario.yaml", text);
   return error_of([&] { load_scenario(file); });
@@ -53,9 +60,7 @@ TEST(RobustScenario, DuplicatedKeyIsAnErrorAtItsSecondLine) {
 
 TEST(RobustScenario, NullFieldIsAnErrorNotTheDefault) {
   ScratchDir dir;
-  std::string text = scenario_text();
-  text.replace(text.find("micro_batch: 4"), 14, "micro_batch: null");
-  const InputErrorInfo e = scenario_error(dir, text);
+  const InputErrorInfo e = scenario_error(dir, scenario_with("micro_batch: 4", "micro_batch: null"));
   EXPECT_EQ(e.field, "training.micro_batch");
   EXPECT_EQ(e.found, "null");
   EXPECT_EQ(e.line, 3);
@@ -83,18 +88,14 @@ TEST(RobustScenario, DenormalStartTimeRunsAsTimeZero) {
 
 TEST(RobustScenario, ClusterBeyondTheLargestSimulatedIsRefused) {
   ScratchDir dir;
-  std::string text = scenario_text();
-  text.replace(text.find("nodes: 2"), 8, "nodes: 1000000");
-  const InputErrorInfo e = scenario_error(dir, text);
+  const InputErrorInfo e = scenario_error(dir, scenario_with("nodes: 2", "nodes: 1000000"));
   EXPECT_EQ(e.field, "cluster.nodes");
   EXPECT_EQ(e.expected, "at most 8192 nodes of 8 GPUs (65536 GPUs, the largest cluster dtsim simulates)");
 }
 
 TEST(RobustScenario, MoreWorkThanFitsInMemoryIsRefused) {
   ScratchDir dir;
-  std::string text = scenario_text();
-  text.replace(text.find("global_batch: 64"), 16, "global_batch: 80000000");
-  const InputErrorInfo e = scenario_error(dir, text);
+  const InputErrorInfo e = scenario_error(dir, scenario_with("global_batch: 64", "global_batch: 80000000"));
   EXPECT_EQ(e.field, "training.global_batch");
   // 16 GPUs x 80e6 / (16 x 4) micro-batches = 2e7 passes > 2^24.
   EXPECT_EQ(e.found, "80000000 (20000000 passes)");
