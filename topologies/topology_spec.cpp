@@ -14,16 +14,6 @@ constexpr double kGbps = 1e9 / 8;  // bytes/s in one Gb/s
 constexpr double kGBps = 1e9;
 constexpr double kUs = 1e-6;
 
-bool boolean_or(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
-                bool fallback) {
-  if (!f.has(map, key)) return fallback;
-  const YAML::Node n = map[key];
-  bool value = false;
-  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, value))
-    f.fail(n, YamlFields::join(path, key), "true or false", YamlFields::describe(n));
-  return value;
-}
-
 // A link bandwidth given in `unit` (unit_Bps bytes/s each), within size_limits.hpp's bounds.
 double bandwidth(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
                  double unit_Bps, const std::string& unit) {
@@ -50,7 +40,7 @@ NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
       f.has(nvlink, "generation") ? f.int_in(nvlink, "node.nvlink", "generation", 1, 5, "1 to 5 (NVLink 5: Blackwell)") : 0;
   n.nvlink_bw_Bps = bandwidth(f, nvlink, "node.nvlink", "bandwidth_GBps", kGBps, "GB/s");
   n.nvlink_latency_s = latency(f, nvlink, "node.nvlink", "latency_us");
-  n.nvlink_sharp = boolean_or(f, nvlink, "node.nvlink", "sharp", false);
+  n.nvlink_sharp = f.boolean_or(nvlink, "node.nvlink", "sharp", false);
   if (n.nvlink_sharp && n.nvlink_generation != 0 && n.nvlink_generation < 4)
     f.fail(nvlink["sharp"], "node.nvlink.sharp", "false below NVLink generation 4 (NVLS needs NVSwitch 3)",
            fmt::format("true with generation {}", n.nvlink_generation));
