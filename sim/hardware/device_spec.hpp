@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario.hpp"
+#include "precision.hpp"
 
 namespace dtsim {
 
@@ -25,8 +25,5 @@ struct DeviceSpec {
 
 const DeviceSpec* find_device(const std::string& id);
 std::vector<std::string> device_ids();
-
-// Bytes per element of activations and weights for a training precision.
-double element_bytes(Precision p);
 
 }  // namespace dtsim

@@ -54,14 +54,4 @@ std::vector<std::string> device_ids() {
   return ids;
 }
 
-double element_bytes(Precision p) {
-  switch (p) {
-    case Precision::fp8: return 1;  // fp8 GEMM inputs; activations between ops stay bf16 in practice
-    case Precision::bf16:
-    case Precision::fp16: return 2;
-    case Precision::fp32: return 4;
-  }
-  return 2;
-}
-
 }  // namespace dtsim

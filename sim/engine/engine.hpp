@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../topologies/platform_builder.hpp"
+#include "platform_builder.hpp"
 #include "program.hpp"
 
 namespace dtsim {

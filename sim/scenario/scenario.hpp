@@ -6,12 +6,12 @@
 #include <variant>
 #include <vector>
 
-#include "../topologies/topology_spec.hpp"
+#include "precision.hpp"
+#include "topology_spec.hpp"
 #include "transformer_config.hpp"
 
 namespace dtsim {
 
-enum class Precision { bf16, fp16, fp8, fp32 };
 enum class Recompute { none, selective, full };
 // gpipe: all forwards, then all backwards. one_f_one_b: PipeDream-Flush. interleaved_1f1b:
 // Megatron-LM's schedule with `virtual_stages` model chunks per GPU. zero_bubble: ZB-H1
@@ -118,7 +118,6 @@ struct Scenario {
   }
 };
 
-const char* to_string(Precision p);
 const char* to_string(Recompute r);
 const char* to_string(PipelineScheduleKind k);
 

@@ -13,7 +13,7 @@
 
 #include "efficiency_defaults.hpp"
 #include "program.hpp"
-#include "scenario.hpp"
+#include "precision.hpp"
 
 namespace dtsim {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "../sim/size_limits.hpp"
-#include "../sim/yaml_fields.hpp"
+#include "size_limits.hpp"
+#include "yaml_fields.hpp"
 
 namespace dtsim {
 

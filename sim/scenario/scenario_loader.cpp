@@ -19,16 +19,6 @@
 
 namespace dtsim {
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
-    case Precision::fp8: return "fp8";
-    case Precision::fp32: return "fp32";
-  }
-  return "?";
-}
-
 const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";

@@ -3,7 +3,7 @@
 // profiles, resources turned off), so their effect travels through collectives and pipelines.
 #include <vector>
 
-#include "../topologies/platform_builder.hpp"
+#include "platform_builder.hpp"
 #include "scenario.hpp"
 
 namespace dtsim {
