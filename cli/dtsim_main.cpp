@@ -72,14 +72,15 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
   if (straggler_sweep_gpu) return sensitivity_command(scenario, *straggler_sweep_gpu);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
-  const SimulationResult result = simulate(scenario, options);
+  const ResolvedScenario resolved = resolve_scenario(scenario);  // reads the calibration file, once
+  const SimulationResult result = simulate(resolved, options);
   if (!scenario.events.empty()) {  // what the events cost: the same scenario without them
-    Scenario healthy = scenario;
-    healthy.events.clear();
+    ResolvedScenario healthy = resolved;
+    healthy.scenario.events.clear();
     std::cout << format_what_if(scenario, result, simulate(healthy));
     if (!result.engine.completed) return kExitIterationFailed;
   }
-  const Report report = make_report(scenario, result);
+  const Report report = make_report(resolved, result);
   std::cout << format_report_text(report);
   if (!json_file.empty()) write_output_file("--json", json_file, report_to_json(report).dump(2) + "\n");
   if (!trace_file.empty()) {

@@ -3,7 +3,7 @@
 // iteration, then models failures by component (Llama 3 fleet rates unless the scenario's
 // `reliability:` section says otherwise), checkpoint and restart costs, and the three recovery
 // strategies with a Monte Carlo over failure times; compares checkpoint intervals with the closed
-// form and Young/Daly (sim/goodput_model.hpp, sim/goodput_monte_carlo.hpp).
+// form and Young/Daly (sim/reliability/goodput_model.hpp, sim/reliability/goodput_monte_carlo.hpp).
 #include <CLI/CLI.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// `dtsim plan`: the best parallel layouts of a model on a number of GPUs (see sim/planner.hpp).
+// `dtsim plan`: the best parallel layouts of a model on a number of GPUs (see sim/analysis/planner.hpp).
 #include <CLI/CLI.hpp>
 
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // `dtsim sweep`: a scenario at several GPU counts or values of one field, simulated in parallel on
-// the local cores (see sim/sweep.hpp); a table, and optionally CSV, JSON, and the scaling curve
+// the local cores (see sim/analysis/sweep.hpp); a table, and optionally CSV, JSON, and the scaling curve
 // (throughput, MFU, time to train) as PNG and SVG when dtsim was built with Qt 6 (plot/).
 #include <CLI/CLI.hpp>
 

@@ -44,7 +44,7 @@ void exercise(const fs::path& file) {
 #if defined(DTSIM_FUZZ_SCENARIO)
   // Loading, then the closed-form figures every valid scenario gets before it is simulated.
   const dtsim::Scenario s = dtsim::load_scenario(file);
-  if (dtsim::peak_memory_per_gpu(s).fits()) dtsim::estimate_iteration(s);
+  if (dtsim::peak_memory_per_gpu(s).fits()) dtsim::estimate_iteration(dtsim::resolve_scenario(s));
 #elif defined(DTSIM_FUZZ_TOPOLOGY)
   // Loading, then the graph `dtsim topo` checks it through, where it is small enough to be quick.
   const dtsim::TopologySpec t = dtsim::load_topology(file);

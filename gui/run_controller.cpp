@@ -24,8 +24,10 @@ bool RunController::start(const Scenario& scenario) {
     return false;
   }
   double expected_s = 0;
+  std::optional<ResolvedScenario> resolved;
   try {
-    expected_s = estimate_iteration(scenario).iteration_s;
+    resolved = resolve_scenario(scenario);  // the run's one reading of the calibration file
+    expected_s = estimate_iteration(*resolved).iteration_s;
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));
     return false;
@@ -33,7 +35,7 @@ bool RunController::start(const Scenario& scenario) {
   emit estimated(expected_s);
   cancel_ = false;
   ++runs_started_;
-  thread_ = QThread::create([this, scenario, expected_s, memory] { work(scenario, expected_s, memory); });
+  thread_ = QThread::create([this, r = std::move(*resolved), expected_s, memory] { work(r, expected_s, memory); });
   connect(thread_, &QThread::finished, this, &RunController::threadDone);
   thread_->start();
   return true;
@@ -48,7 +50,8 @@ void RunController::threadDone() {
 }
 
 // On the worker thread: signals are queued to the UI thread (the controller lives there).
-void RunController::work(Scenario scenario, double expected_s, MemoryBreakdown memory) {
+void RunController::work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory) {
+  const Scenario& scenario = resolved.scenario;
   try {
     SimulationOptions options;
     options.record_trace = true;
@@ -57,14 +60,14 @@ void RunController::work(Scenario scenario, double expected_s, MemoryBreakdown m
     options.on_progress = [this, expected_s](double simulated_s) { emit progress(simulated_s, expected_s); };
     auto run = std::make_shared<RunRecord>();
     run->label = QString("run %1 · %2").arg(runs_started_).arg(QString::fromStdString(scenario.name));
-    run->result = simulate(scenario, options);
+    run->result = simulate(resolved, options);
     run->memory = memory;
-    if (run->result.engine.completed) run->report = make_report(scenario, run->result);
+    if (run->result.engine.completed) run->report = make_report(resolved, run->result);
     run->scenario = scenario;
     emit finished(run);
     if (scenario.events.empty()) return;
-    Scenario healthy = scenario;
-    healthy.events.clear();
+    ResolvedScenario healthy = resolved;
+    healthy.scenario.events.clear();
     SimulationOptions healthy_options;
     healthy_options.cancel = &cancel_;
     auto with_what_if = std::make_shared<RunRecord>(*run);

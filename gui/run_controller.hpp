@@ -33,7 +33,7 @@ class RunController : public QObject {
 
  private:
   // `memory`: the peak per GPU start() computed to check that the run fits.
-  void work(Scenario scenario, double expected_s, MemoryBreakdown memory);
+  void work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory);
   void threadDone();
 
   QThread* thread_ = nullptr;

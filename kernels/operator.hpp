@@ -15,7 +15,7 @@ namespace dtsim::kernels {
 enum class DType { fp32, tf32, fp16, bf16, fp8 };  // tf32: fp32 storage, TF32 tensor cores; fp8: e4m3 inputs, bf16 output
 const char* to_string(DType d);
 
-// Operator names (OpShape::op) and the simulator's OperatorKind each maps to (sim/efficiency_defaults.hpp):
+// Operator names (OpShape::op) and the simulator's OperatorKind each maps to (sim/hardware/efficiency_defaults.hpp):
 //   gemm             C[m,n] = A[m,k] B[k,n] (cuBLASLt): QKV, projection, MLP up/down, logits, and the
 //                    two backward GEMMs of each, which are the same call with other m, n, k  -> "gemm"
 //   attention_scores batched Q K^T: batch x heads of [seq, head_dim] x [head_dim, seq]          -> "attention_gemm"

@@ -6,7 +6,7 @@
 #include "json_fields.hpp"
 #include "latency_bandwidth_fit.hpp"
 #include "nccl_perf_format.hpp"
-#include "profile_error.hpp"
+#include "input_error.hpp"
 
 namespace dtsim::profiler {
 
@@ -26,7 +26,7 @@ Peaks choose_peaks(const RawProfile& raw, const std::string& source, const std::
   if (std::optional<Peaks> p = peaks_of_device(raw.device.name)) return *p;
   std::string known;
   for (const std::string& n : known_peak_devices()) known += (known.empty() ? "\"" : ", \"") + n + "\"";
-  throw ProfileInputError({source, "device.name",
+  throw InputError({source, 0, "device.name",
                            "a device with datasheet peaks (" + known + "), or peaks from --peaks-from-spec FILE",
                            "\"" + raw.device.name + "\""});
 }
@@ -35,7 +35,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& expected,
                        const std::string& found) {
-  throw ProfileInputError({source, field, expected, found});
+  throw InputError({source, 0, field, expected, found});
 }
 
 // "gemm bf16 m=8192 n=8192 k=8192", for messages.

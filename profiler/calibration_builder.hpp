@@ -16,7 +16,7 @@ double compute_efficiency(double flops, double time_s, double peak_flops);
 double memory_efficiency(double bytes, double time_s, double hbm_Bps);
 
 // Peaks: the raw profile's own if it has them, else `peaks_override` (--peaks-from-spec), else
-// the device table; none of them throws ProfileInputError. `source` names the raw profile in
+// the device table; none of them throws InputError. `source` names the raw profile in
 // errors: its file, or "<measurement>" for numbers measured in this process.
 Calibration build_calibration(const RawProfile& raw, const std::string& source,
                               const std::optional<Peaks>& peaks_override = std::nullopt);

@@ -1,6 +1,6 @@
 #pragma once
 // The calibration the profiler writes (format "dtsim-calibration-2"; the simulator reads it in
-// sim/calibration.cpp). Plain data; calibration_writer.hpp turns it into JSON, field names as
+// sim/hardware/calibration.cpp). Plain data; calibration_writer.hpp turns it into JSON, field names as
 // in profiler/README.md.
 #include <cstdint>
 #include <optional>

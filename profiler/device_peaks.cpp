@@ -1,6 +1,6 @@
 #include "device_peaks.hpp"
 
-#include "profile_error.hpp"
+#include "input_error.hpp"
 
 namespace dtsim::profiler {
 
@@ -39,7 +39,7 @@ double peak_flops(const Peaks& peaks, const std::string& dtype, const std::strin
   if (dtype == "fp16") return peaks.fp16_flops;
   if (dtype == "bf16") return peaks.bf16_flops;
   if (dtype == "fp8") return peaks.fp8_flops;
-  throw ProfileInputError({file, field, "fp32, tf32, fp16, bf16 or fp8", "\"" + dtype + "\""});
+  throw InputError({file, 0, field, "fp32, tf32, fp16, bf16 or fp8", "\"" + dtype + "\""});
 }
 
 namespace {

@@ -15,7 +15,7 @@ namespace dtsim::profiler {
 std::optional<Peaks> peaks_of_device(const std::string& device_name);
 std::vector<std::string> known_peak_devices();
 
-// The peak FLOP/s of `dtype` ("fp32", "tf32", "fp16", "bf16", "fp8"); throws ProfileInputError
+// The peak FLOP/s of `dtype` ("fp32", "tf32", "fp16", "bf16", "fp8"); throws InputError
 // naming `file` and `field` for another dtype.
 double peak_flops(const Peaks& peaks, const std::string& dtype, const std::string& file, const std::string& field);
 

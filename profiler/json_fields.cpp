@@ -3,17 +3,17 @@
 #include <cmath>
 #include <fstream>
 
-#include "profile_error.hpp"
+#include "input_error.hpp"
 
 namespace dtsim::profiler {
 
 json read_json_file(const std::filesystem::path& file) {
   std::ifstream in(file);
-  if (!in) throw ProfileInputError({file.string(), "", "a readable JSON file", "no such file or no permission"});
+  if (!in) throw InputError({file.string(), 0, "", "a readable JSON file", "no such file or no permission"});
   try {
     return json::parse(in);
   } catch (const json::parse_error& e) {
-    throw ProfileInputError({file.string(), "", "valid JSON", e.what()});
+    throw InputError({file.string(), 0, "", "valid JSON", e.what()});
   }
 }
 
@@ -34,7 +34,7 @@ std::string describe_found(const json* value) {
 }
 
 void FieldReader::fail(const std::string& field, const std::string& expected, const std::string& found) const {
-  throw ProfileInputError({file_, field, expected, found});
+  throw InputError({file_, 0, field, expected, found});
 }
 
 const json& FieldReader::require(const json& parent, const std::string& path, const std::string& key,

@@ -1,6 +1,6 @@
 #pragma once
 // Strict reading of JSON fields: each getter checks presence and type and throws
-// ProfileInputError naming the file, the dotted field path, what was expected and what was found.
+// InputError naming the file, the dotted field path, what was expected and what was found.
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@ namespace dtsim::profiler {
 // Ordered, so that objects read back keep the order they were written in (shapes: m, n, k).
 using json = nlohmann::ordered_json;
 
-// Parses `file`; a missing file or a syntax error throws ProfileInputError naming the file.
+// Parses `file`; a missing file or a syntax error throws InputError naming the file.
 json read_json_file(const std::filesystem::path& file);
 
 // "a.b" and "a[3]": the field paths error messages show.

@@ -14,7 +14,7 @@
 //                   without cupti: "event_times_s": [..]}],
 //    "collectives": [{"op", "gpus", "dtype", "points": [{"bytes", "time_s"}]}],
 //    "copies": {"d2d": {"bytes", "time_s"}, "h2d": {...}, "d2h": {...}}}
-// Other top-level keys (a "note", say) are ignored. Bad input throws ProfileInputError naming the
+// Other top-level keys (a "note", say) are ignored. Bad input throws InputError naming the
 // file and the field.
 #include <filesystem>
 #include <optional>

@@ -6,14 +6,19 @@
 #   diff -r /tmp/before /tmp/after && echo identical
 # Covered: `run --json` and the text report of every stock scenario, `validate` of the public
 # runs, `plan` (text and --json), `goodput` (text and --json), `collective` and `topo`. Lines
-# with a wall time are dropped from text output (they differ between any two runs).
+# with a wall time are dropped (they differ between any two runs), and the output folder's path
+# is cut from the lines that name a file written there.
 set -euo pipefail
 out=${1:?usage: scripts/snapshot-outputs.sh OUTPUT_FOLDER}
-dtsim=${DTSIM:-build/cli/dtsim}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+dtsim=$(realpath "${DTSIM:-$repo/build/cli/dtsim}")
 mkdir -p "$out"
+out=$(realpath "$out")
+cd "$repo"
 
-# Text output minus the lines that hold the wall-clock time of this run.
-text() { grep -viE 'wall|elapsed|simulated in' || true; }
+# Output minus the lines that hold the wall-clock time of this run (text, or JSON keys *wall_s).
+text() { { grep -viE 'wall|elapsed|simulated in' || true; } | sed "s|$out/||g"; }
+json() { grep -vE '"[a-z_]*wall_s":' "$1" | sed "s|$repo/||g" >"$1.tmp" && mv "$1.tmp" "$1"; }
 
 for scenario in scenarios/*.yaml; do
   name=$(basename "$scenario" .yaml)
@@ -31,4 +36,5 @@ done
 "$dtsim" collective topologies/dgx-a100-hdr-fattree.yaml --op all_gather -g 64 -b 1M -e 1G -f 4 \
   2>&1 | text >"$out/collective-allgather.txt"
 "$dtsim" topo topologies/dgx-h100-ndr-rail.yaml --nodes 64 --dot "$out/rail.dot" 2>&1 | text >"$out/topo.txt"
+for file in "$out"/*.json; do json "$file"; done
 echo "snapshot written to $out"

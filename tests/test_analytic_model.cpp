@@ -120,7 +120,7 @@ TEST_P(AnalyticAgreement, WithinTwoPercentOfTheSimulation) {
   s.training.recompute = l.recompute;
   s.cluster.nodes = std::max(1, l.tp * l.pp * l.dp / s.cluster.topology.node.gpus);
   const double simulated = simulate(s).engine.iteration_s;
-  const double analytic = estimate_iteration(s).iteration_s;
+  const double analytic = estimate_iteration(resolve_scenario(s)).iteration_s;
   EXPECT_NEAR(analytic, simulated, 0.02 * simulated) << l.name;
 }
 

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "calibration.hpp"
-#include "calibration_use.hpp"
+#include "resolved_scenario.hpp"
 #include "collective_model.hpp"
+#include "report.hpp"
+#include "simulation.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
 
@@ -40,7 +42,7 @@ TEST(CalibrationFormat2, ReadsOperatorsOfTrainingPrecisionsAndCollectives) {
 // GEMM points (1e9 FLOP, 0.3), (1e11, 0.6), (1e13, 0.8): 1e10 is halfway in log between the
 // first two, so 0.45; beyond the ends the nearest point holds.
 TEST(MeasuredEfficiency, PiecewiseLinearInLogSizeAndFlatBeyondTheEnds) {
-  const ComputeModel m = calibrated_compute_model(with_calibration("h100-sxm"));
+  const ComputeModel m = resolve_scenario(with_calibration("h100-sxm")).compute;
   const double peak = 989.4e12;
   EXPECT_NEAR(m.time_s(gemm(1e10)), 1e10 / (peak * 0.45), 1e-9 * m.time_s(gemm(1e10)));
   EXPECT_NEAR(m.time_s(gemm(1e12)), 1e12 / (peak * 0.7), 1e-9 * m.time_s(gemm(1e12)));
@@ -56,11 +58,11 @@ TEST(MeasuredEfficiency, PiecewiseLinearInLogSizeAndFlatBeyondTheEnds) {
 // Measured on H100, applied to A100: a compute-bound time grows by the peak ratio 989.4 / 312,
 // a memory-bound one by the bandwidth ratio 3350 / 2039.
 TEST(MeasuredEfficiency, AnotherGpuScalesByPeakAndBandwidthRatios) {
-  const ComputeModel h100 = calibrated_compute_model(with_calibration("h100-sxm"));
-  const ComputeModel a100 = calibrated_compute_model(with_calibration("a100-80gb-sxm"));
+  const ComputeModel h100 = resolve_scenario(with_calibration("h100-sxm")).compute;
+  const ComputeModel a100 = resolve_scenario(with_calibration("a100-80gb-sxm")).compute;
   EXPECT_NEAR(a100.time_s(gemm(1e10)) / h100.time_s(gemm(1e10)), 989.4 / 312, 1e-9);
   EXPECT_NEAR(a100.time_s(elementwise(1e7)) / h100.time_s(elementwise(1e7)), 3350.0 / 2039, 1e-9);
-  const std::string provenance = calibration_provenance(with_calibration("a100-80gb-sxm"));
+  const std::string provenance = resolve_scenario(with_calibration("a100-80gb-sxm")).calibration_provenance;
   EXPECT_NE(provenance.find("scaled from 3 measured on NVIDIA H100 80GB HBM3: peak FLOP/s x0.315"), std::string::npos)
       << provenance;
   EXPECT_NE(provenance.find("HBM bandwidth x0.609"), std::string::npos) << provenance;
@@ -70,17 +72,17 @@ TEST(MeasuredEfficiency, AnotherGpuScalesByPeakAndBandwidthRatios) {
 // the measured bus bandwidth, 400 GB/s; on another GPU type the topology's NVLink stays.
 TEST(LinkCalibration, NodeAllReduceMatchesTheMeasuredBusBandwidth) {
   const Scenario s = with_calibration("h100-sxm");
-  const NodeSpec node = calibrated_node(s);
+  const NodeSpec node = resolve_scenario(s).node();
   EXPECT_NE(node.nvlink_bw_Bps, s.cluster.topology.node.nvlink_bw_Bps);
   const double bytes = 8.0 * (1ull << 30);
   const CollectiveEstimate e = choose_collective(CollectiveKind::all_reduce, {8, 1, 8}, bytes, node);
   EXPECT_NEAR(bytes / e.time_s * 14 / 8, 400e9, 0.001 * 400e9);
-  EXPECT_DOUBLE_EQ(calibrated_node(with_calibration("a100-80gb-sxm")).nvlink_bw_Bps,
+  EXPECT_DOUBLE_EQ(resolve_scenario(with_calibration("a100-80gb-sxm")).node().nvlink_bw_Bps,
                    with_calibration("a100-80gb-sxm").cluster.topology.node.nvlink_bw_Bps);
 }
 
 TEST(CalibrationProvenance, SaysWhatWasMeasuredAndWhatIsDefault) {
-  const std::string p = calibration_provenance(with_calibration("h100-sxm"));
+  const std::string p = resolve_scenario(with_calibration("h100-sxm")).calibration_provenance;
   EXPECT_NE(p.find("NVIDIA H100 80GB HBM3, 2026-11-22"), std::string::npos) << p;
   EXPECT_NE(p.find("gemm             measured, 3 sizes (bf16)"), std::string::npos) << p;
   EXPECT_NE(p.find("elementwise      measured, 2 sizes (bf16)"), std::string::npos) << p;
@@ -94,6 +96,32 @@ TEST(CalibrationFormat2, BadInputNamesTheField) {
   EXPECT_EQ(e.found, "'convolution'");
   e = test::error_of([] { load_calibration(calibration("bad-format.json"), default_efficiencies()); });
   EXPECT_EQ(e.field, "format");
+}
+
+// A run reads its calibration file once, in resolve_scenario: the simulation, the what-if
+// baseline, the analytic estimate and the report take everything from the resolution (the file
+// is deleted before they run), and what they say matches a resolution made with the file there.
+TEST(ResolvedScenario, ARunReadsTheCalibrationFileOnce) {
+  test::ScratchDir dir;
+  const std::filesystem::path file = dir.path() / "measured.json";
+  std::filesystem::copy_file(calibration("h100-measured.json"), file);
+  Scenario s = with_calibration("h100-sxm");
+  s.calibration_file = file;
+  const ResolvedScenario resolved = resolve_scenario(s);
+  const double expected_nvlink_Bps = resolved.node().nvlink_bw_Bps;
+  std::filesystem::remove(file);
+
+  const SimulationResult result = simulate(resolved);
+  ResolvedScenario healthy = resolved;
+  healthy.scenario.events.clear();
+  EXPECT_GT(simulate(healthy).engine.iteration_s, 0);
+  const Report report = make_report(resolved, result);
+  EXPECT_EQ(report.efficiency_source, resolved.calibration_provenance);
+  EXPECT_NE(report.efficiency_source.find("gemm             measured, 3 sizes (bf16)"), std::string::npos);
+  EXPECT_NE(expected_nvlink_Bps, s.cluster.topology.node.nvlink_bw_Bps);  // the measured all-reduce applied
+  EXPECT_DOUBLE_EQ(resolved.topology.node.nvlink_bw_Bps, expected_nvlink_Bps);
+  // Resolving again would need the file: nothing above did.
+  EXPECT_THROW(resolve_scenario(s), InputError);
 }
 
 }  // namespace

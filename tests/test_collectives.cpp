@@ -1,6 +1,6 @@
 // Collectives simulated as flows on uncontended topologies against their alpha-beta formulas
 //   T = latency + bytes-on-the-busiest-link / link bandwidth,
-// with the latency written out from the table in sim/collective_model.cpp (NCCL's tuning.cc
+// with the latency written out from the table in sim/network/collective_model.cpp (NCCL's tuning.cc
 // values; base latency of the bulk protocols 142.4 us for Simple and 148 us for LL128).
 #include <gtest/gtest.h>
 

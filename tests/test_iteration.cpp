@@ -42,7 +42,7 @@ TEST(Iteration, SingleGpuStepIsTheSumOfItsOperatorTimes) {
 
   const SimulationResult result = simulate(s);
   EXPECT_NEAR(result.engine.iteration_s, expected, 1e-6 * expected);
-  const Report report = make_report(s, result);
+  const Report report = make_report(resolve_scenario(s), result);
   EXPECT_NEAR(report.mean_breakdown.compute_s, expected, 1e-6 * expected);
   EXPECT_NEAR(report.tokens_per_s, 4 * 2048 / expected, 1e-6 * 4 * 2048 / expected);
 }

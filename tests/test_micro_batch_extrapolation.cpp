@@ -1,4 +1,4 @@
-// Micro-batch extrapolation (sim/micro_batch_extrapolation.hpp): the sample sizes, the affine
+// Micro-batch extrapolation (sim/analysis/micro_batch_extrapolation.hpp): the sample sizes, the affine
 // arithmetic by hand, and agreement with a full simulation for every schedule on a layout whose
 // pipeline, tensor and data-parallel traffic crosses nodes.
 #include <gtest/gtest.h>
@@ -63,7 +63,7 @@ class ExtrapolationAgreement : public ::testing::TestWithParam<PipelineScheduleK
 TEST_P(ExtrapolationAgreement, MatchesTheFullSimulation) {
   const Scenario s = two_node_pipeline(GetParam(), 24);
   const double full_s = simulate(s).engine.iteration_s;
-  const std::vector<SimulationOutcome> sampled = simulate_many_extrapolated({s}, 2);
+  const std::vector<SimulationOutcome> sampled = simulate_many_extrapolated({resolve_scenario(s)}, 2);
   ASSERT_TRUE(sampled[0].result) << sampled[0].error;
   EXPECT_NEAR(sampled[0].result->engine.iteration_s, full_s, 1e-3 * full_s);
 }

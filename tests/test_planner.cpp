@@ -1,4 +1,4 @@
-// The layout planner (sim/planner.hpp) and `dtsim plan`: what is enumerated (counted by hand
+// The layout planner (sim/analysis/planner.hpp) and `dtsim plan`: what is enumerated (counted by hand
 // here), that every returned layout is valid and the rows are in ranking order, that layouts
 // which do not fit are dropped and counted, and that bad flags name the flag.
 #include <gtest/gtest.h>

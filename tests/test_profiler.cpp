@@ -18,11 +18,12 @@
 #include "calibration_reader.hpp"
 #include "calibration_writer.hpp"
 #include "device_peaks.hpp"
+#include "input_error.hpp"
 #include "kernel_records.hpp"
 #include "latency_bandwidth_fit.hpp"
 #include "nccl_perf_format.hpp"
-#include "profile_error.hpp"
 #include "recorded_run.hpp"
+#include "test_support.hpp"
 
 namespace dtsim::profiler {
 namespace {
@@ -39,15 +40,7 @@ std::filesystem::path scratch_dir(const std::string& test) {
   return dir;
 }
 
-ProfileErrorInfo error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ProfileInputError& e) {
-    return e.info();
-  }
-  ADD_FAILURE() << "no ProfileInputError thrown";
-  return {};
-}
+using ::dtsim::test::error_of;
 
 KernelRecord kernel(const std::string& name, uint64_t start_ns, uint64_t end_ns, uint32_t correlation_id = 0) {
   KernelRecord k;
@@ -237,13 +230,13 @@ TEST(ProfilerPeaks, TableHoldsDatasheetDensePeaks) {
   EXPECT_EQ(a100.hbm_Bps, 2.039e12);
   EXPECT_FALSE(peaks_of_device("NVIDIA H100 PCIe"));  // other clocks: not guessed
   EXPECT_EQ(peak_flops(h100, "tf32", "f", "dtype"), 494.7e12);
-  const ProfileErrorInfo e = error_of([&] { peak_flops(h100, "int8", "f.json", "operators[0].dtype"); });
+  const InputErrorInfo e = error_of([&] { peak_flops(h100, "int8", "f.json", "operators[0].dtype"); });
   EXPECT_EQ(e.field, "operators[0].dtype");
 }
 
 TEST(ProfilerPeaks, UnknownDeviceIsRefusedUnlessPeaksAreGiven) {
   const std::filesystem::path raw_file = profiler_data("unknown-device-raw.json");
-  const ProfileErrorInfo e = error_of([&] { calibrate_recorded_run(raw_file); });
+  const InputErrorInfo e = error_of([&] { calibrate_recorded_run(raw_file); });
   EXPECT_EQ(e.file, raw_file.string());
   EXPECT_EQ(e.field, "device.name");
   EXPECT_NE(e.expected.find("--peaks-from-spec"), std::string::npos);
@@ -358,7 +351,7 @@ TEST(ProfilerRecordedRun, MalformedInputNamesTheFileAndTheField) {
   };
   for (const Case& k : cases) {
     const std::filesystem::path file = profiler_data(k.file);
-    const ProfileErrorInfo e = error_of([&] { calibrate_recorded_run(file); });
+    const InputErrorInfo e = error_of([&] { calibrate_recorded_run(file); });
     EXPECT_EQ(e.file, file.string()) << k.file;
     EXPECT_EQ(e.field, k.field) << k.file;
     EXPECT_NE(e.expected.find(k.expected_part), std::string::npos) << k.file << ": " << e.expected;
@@ -366,7 +359,7 @@ TEST(ProfilerRecordedRun, MalformedInputNamesTheFileAndTheField) {
     // The message itself carries them too.
     try {
       calibrate_recorded_run(file);
-    } catch (const ProfileInputError& err) {
+    } catch (const InputError& err) {
       EXPECT_NE(std::string(err.what()).find(file.string()), std::string::npos);
       if (*k.field) {
         EXPECT_NE(std::string(err.what()).find(k.field), std::string::npos) << err.what();
@@ -457,7 +450,7 @@ TEST(CalibrationReader, MissingSchemaFieldIsNamed) {
   nlohmann::ordered_json j = calibration_to_json(c);
   j["collectives"][0]["fit"].erase("busbw_Bps");
   std::ofstream(dir / "cal.json") << j.dump();
-  const ProfileErrorInfo e = error_of([&] { read_calibration(dir / "cal.json"); });
+  const InputErrorInfo e = error_of([&] { read_calibration(dir / "cal.json"); });
   EXPECT_EQ(e.field, "collectives[0].fit.busbw_Bps");
   EXPECT_EQ(e.found, "nothing");
   std::filesystem::remove_all(dir);

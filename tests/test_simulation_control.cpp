@@ -23,6 +23,20 @@ const LinkUsage* find_link(const std::vector<LinkUsage>& links, const std::strin
   return nullptr;
 }
 
+// link_name and parse_link_name are each other's inverse on GPU and NIC links.
+TEST(LinkNames, MadeAndParsedByOnePair) {
+  EXPECT_EQ(link_name(LinkOwner::nvlink_of(13)), "gpu13-nvlink");
+  EXPECT_EQ(link_name(LinkOwner::nic_of(3, 2)), "node3-nic2");
+  for (const LinkOwner& owner : {LinkOwner::nvlink_of(0), LinkOwner::nvlink_of(65535), LinkOwner::nic_of(8191, 7)}) {
+    const LinkOwner back = parse_link_name(link_name(owner));
+    EXPECT_EQ(back.role, owner.role);
+    EXPECT_EQ(back.gpu, owner.gpu);
+    EXPECT_EQ(back.node, owner.node);
+    EXPECT_EQ(back.nic, owner.nic);
+  }
+  EXPECT_EQ(parse_link_name("node3-nic2-x").role, LinkRole::fabric);
+}
+
 TEST(LinkUsage, NamesOfThePlatformBuilderAreClassified) {
   const LinkUsage nv = classify_link("gpu13-nvlink");
   EXPECT_EQ(nv.role, LinkRole::nvlink);
@@ -101,7 +115,7 @@ TEST(SimulationControl, ProgressReportsTheChildsClockAndCancelStopsIt) {
 }
 
 TEST(SimulationControl, ManyReportsEachOutcomeInOrderAndCancelledOnesSaySo) {
-  const Scenario small = load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml");
+  const ResolvedScenario small = resolve_scenario(load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml"));
   std::vector<size_t> order;
   const auto outcomes = simulate_many({small, small, small}, 2, [&](size_t i, const SimulationOutcome& o) {
     order.push_back(i);

@@ -1,4 +1,4 @@
-// `dtsim sweep` (sim/sweep.hpp, cli/sweep_command.cpp): tied fields, the numbers of each point,
+// `dtsim sweep` (sim/analysis/sweep.hpp, cli/sweep_command.cpp): tied fields, the numbers of each point,
 // per-point errors that do not stop the sweep, CSV = JSON, and the PNG/SVG charts.
 // Scenario: GPT-3 1.3B, global batch 256 x 2048 tokens, micro-batch 4, on 8-GPU H100 nodes.
 #include <gtest/gtest.h>

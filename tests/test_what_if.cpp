@@ -1,4 +1,4 @@
-// What-if events (sim/events.cpp, sim/what_if.cpp) against what can be worked out by hand: a
+// What-if events (sim/engine/events.cpp, sim/analysis/what_if.cpp) against what can be worked out by hand: a
 // straggler's window, a slowed NIC in a bandwidth-bound all-reduce, failures that stop the
 // iteration without crashing, and who waited for whom.
 #include <gtest/gtest.h>
@@ -54,7 +54,7 @@ TEST(WhatIf, StragglerWindowSlowsOnlyTheWorkInsideIt) {
 // GPU-seconds are charged to GPU 3, nothing to the others.
 TEST(WhatIf, WaitingIsChargedToTheStraggler) {
   Scenario s = one_node();
-  const double optimizer_s = workload_inputs(s, compute_model_of(s)).optimizer_s[0];
+  const double optimizer_s = workload_inputs(s, resolve_scenario(s).compute).optimizer_s[0];
   const double compute_s = simulate(s).engine.ranks[3].compute_s - optimizer_s;
   s.events.push_back(straggler(3, 1.5));
   const SimulationResult r = simulate(s);

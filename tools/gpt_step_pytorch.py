@@ -2,7 +2,7 @@
 """Times one training step of a small GPT on one GPU with PyTorch, to check dtsim's prediction
 for the same model (scenarios/gpt-350m-1-h100.yaml) against reality (issue 5).
 
-The model is built op by op to match what dtsim prices (sim/transformer_ops.cpp): pre-LayerNorm
+The model is built op by op to match what dtsim prices (sim/workload/transformer_ops.cpp): pre-LayerNorm
 GPT blocks with unfused attention (QK^T, scale + causal mask + softmax, dropout, PV), GeLU MLP,
 dropout 0.1 after attention and MLP, tied embedding/LM head, cross-entropy; bf16 autocast over
 fp32 weights and AdamW. Usage, on a GPU machine:

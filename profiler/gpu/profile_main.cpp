@@ -23,7 +23,7 @@
 #include "nccl_sweep.hpp"
 #include "operator.hpp"
 #include "operator_sweep.hpp"
-#include "profile_error.hpp"
+#include "input_error.hpp"
 #include "recorded_run.hpp"
 
 namespace {
@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
 
   try {
     return profile(o);
-  } catch (const ProfileInputError& e) {
+  } catch (const dtsim::InputError& e) {
     return bad_input(e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dtsim-profile: %s\n", e.what());

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 
-#include "calibration_use.hpp"
 #include "collective_model.hpp"
 #include "simulation.hpp"
 #include "stage_layout.hpp"
@@ -76,9 +75,8 @@ double p2p_s(const Scenario& s, const NodeSpec& node, double bytes, int from_sta
 
 }  // namespace
 
-AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute) {
+AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute, const NodeSpec& node) {
   const ParallelismConfig& p = s.parallelism;
-  const NodeSpec node = calibrated_node(s);
   const WorkloadInputs in = workload_inputs(s, compute);
   const GroupShapes groups(s);
   const int m = in.micro_batches, chunks = model_chunks(p);
@@ -144,6 +142,6 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   return e;
 }
 
-AnalyticEstimate estimate_iteration(const Scenario& s) { return estimate_iteration(s, compute_model_of(s)); }
+AnalyticEstimate estimate_iteration(const ResolvedScenario& r) { return estimate_iteration(r.scenario, r.compute, r.node()); }
 
 }  // namespace dtsim

@@ -4,6 +4,7 @@
 // without contention between flows. The planner prunes with it; on layouts whose flows do not
 // contend it agrees with the simulation within 2%.
 #include "compute_model.hpp"
+#include "resolved_scenario.hpp"
 #include "scenario.hpp"
 
 namespace dtsim {
@@ -15,8 +16,8 @@ struct AnalyticEstimate {
   double bubble_s = 0;                 // pipeline fill and drain
 };
 
-AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute);
-// With the datasheet-default efficiencies (or the scenario's calibration file).
-AnalyticEstimate estimate_iteration(const Scenario& s);
+// `node`: the scenario's node as resolved (NVLink calibrated where a calibration says so).
+AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compute, const NodeSpec& node);
+AnalyticEstimate estimate_iteration(const ResolvedScenario& r);
 
 }  // namespace dtsim

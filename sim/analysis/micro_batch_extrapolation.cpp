@@ -43,23 +43,24 @@ SimulationResult extrapolate_micro_batches(const SimulationResult& small, const 
   return out;
 }
 
-std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<Scenario>& scenarios, int parallel) {
+std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel) {
   // All short simulations first, then all long ones, so that a batch of `parallel` children
   // holds simulations of similar length.
-  std::vector<Scenario> small_runs, large_runs;
+  std::vector<ResolvedScenario> small_runs, large_runs;
   std::vector<std::optional<MicroBatchSamples>> samples(scenarios.size());
   std::vector<int> slot(scenarios.size());
   for (size_t i = 0; i < scenarios.size(); ++i) {
-    samples[i] = micro_batch_samples(scenarios[i]);
+    const Scenario& s = scenarios[i].scenario;
+    samples[i] = micro_batch_samples(s);
     slot[i] = int(small_runs.size());
     if (samples[i]) {
-      small_runs.push_back(with_micro_batches(scenarios[i], samples[i]->small));
-      large_runs.push_back(with_micro_batches(scenarios[i], samples[i]->large));
+      small_runs.push_back(resolve_variant(scenarios[i], with_micro_batches(s, samples[i]->small)));
+      large_runs.push_back(resolve_variant(scenarios[i], with_micro_batches(s, samples[i]->large)));
     } else {
       small_runs.push_back(scenarios[i]);
     }
   }
-  std::vector<Scenario> runs = small_runs;
+  std::vector<ResolvedScenario> runs = small_runs;
   runs.insert(runs.end(), large_runs.begin(), large_runs.end());
   const std::vector<SimulationOutcome> done = simulate_many(runs, parallel);
 
@@ -77,7 +78,7 @@ std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<Scen
       continue;
     }
     outcomes[i].result = extrapolate_micro_batches(*a.result, *b.result, *samples[i],
-                                                   scenarios[i].micro_batches_per_replica());
+                                                   scenarios[i].scenario.micro_batches_per_replica());
   }
   return outcomes;
 }

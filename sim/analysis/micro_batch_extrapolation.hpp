@@ -36,6 +36,6 @@ SimulationResult extrapolate_micro_batches(const SimulationResult& small, const 
 
 // simulate_many, with each scenario whose micro_batch_samples exist simulated at those two sizes
 // and extrapolated; the others are simulated in full.
-std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<Scenario>& scenarios, int parallel);
+std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel);
 
 }  // namespace dtsim

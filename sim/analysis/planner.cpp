@@ -177,21 +177,12 @@ std::string layout_label(const ParallelismConfig& p, const TrainingConfig& t) {
 
 std::string layout_label(const PlanRow& row) { return layout_label(row.parallelism, row.training); }
 
-PlanResult plan_layouts(const PlanRequest& request) {
-  const auto search_start = std::chrono::steady_clock::now();
-  PlanResult result;
-  Scenario& s = result.base;
-  s.model = request.model;
-  s.training.global_batch = request.global_batch;
-  s.training.precision = request.precision;
-  s.cluster.gpu = request.gpu;
-  s.cluster.topology_file = request.topology_file;
-  s.cluster.topology = load_topology(request.topology_file);
-  check_request(request, s.cluster.topology);
-  const DeviceSpec& device = *find_device(request.gpu);
-  result.memory_capacity_bytes = device.hbm_bytes;
-  const ComputeModel compute(device, request.precision, default_efficiencies());
+namespace {
 
+// Every layout of the search space at every GPU count: counted as invalid (by the field that
+// ruled it out), out of memory, or estimated; the estimated ones in result.rows, fastest first.
+void estimate_layouts(const PlanRequest& request, const ResolvedScenario& resolved, PlanResult& result) {
+  const Scenario& s = resolved.scenario;
   std::map<std::string, long> invalid_fields;
   Scenario candidate = s;  // mutated in place: no copy of the topology per layout
   for (int gpus : request.gpu_counts) {
@@ -219,7 +210,7 @@ PlanResult plan_layouts(const PlanRequest& request) {
                       row.training = candidate.training;
                       row.gpus = gpus;
                       row.memory_bytes = memory.total_bytes;
-                      row.analytic_s = estimate_iteration(candidate, compute).iteration_s;
+                      row.analytic_s = estimate_iteration(candidate, resolved.compute, resolved.node()).iteration_s;
                       result.rows.push_back(row);
                     });
   }
@@ -228,12 +219,14 @@ PlanResult plan_layouts(const PlanRequest& request) {
   std::stable_sort(result.invalid_by_field.begin(), result.invalid_by_field.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   std::stable_sort(result.rows.begin(), result.rows.end(), analytic_before);
-  result.search_wall_s = seconds_since(search_start);
+}
 
-  const auto simulation_start = std::chrono::steady_clock::now();
+// The best `request.finalists` rows simulated (or extrapolated), and re-ranked by simulated time.
+void simulate_finalists(const PlanRequest& request, const ResolvedScenario& resolved, PlanResult& result) {
   const size_t finalists = std::min(result.rows.size(), size_t(request.finalists));
-  std::vector<Scenario> finalist_scenarios;
-  for (size_t i = 0; i < finalists; ++i) finalist_scenarios.push_back(result.scenario_of(result.rows[i]));
+  std::vector<ResolvedScenario> finalist_scenarios;
+  for (size_t i = 0; i < finalists; ++i)
+    finalist_scenarios.push_back(resolve_variant(resolved, result.scenario_of(result.rows[i])));
   // One simulation per core at a time: each runs in its own forked process.
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
   const std::vector<SimulationOutcome> outcomes = request.extrapolate_micro_batches
@@ -254,8 +247,33 @@ PlanResult plan_layouts(const PlanRequest& request) {
     }
   }
   std::stable_sort(result.rows.begin(), result.rows.begin() + long(finalists), simulated_before);
+}
+
+}  // namespace
+
+PlanResult plan_layouts(const PlanRequest& request) {
+  const auto search_start = std::chrono::steady_clock::now();
+  PlanResult result;
+  Scenario& s = result.base;
+  s.model = request.model;
+  s.training.global_batch = request.global_batch;
+  s.training.precision = request.precision;
+  s.cluster.gpu = request.gpu;
+  s.cluster.topology_file = request.topology_file;
+  s.cluster.topology = load_topology(request.topology_file);
+  check_request(request, s.cluster.topology);
+  const DeviceSpec& device = *find_device(request.gpu);
+  result.memory_capacity_bytes = device.hbm_bytes;
+  const ResolvedScenario resolved = resolve_scenario(s);  // datasheet defaults: no calibration file
+
+  estimate_layouts(request, resolved, result);
+  result.search_wall_s = seconds_since(search_start);
+
+  const auto simulation_start = std::chrono::steady_clock::now();
+  simulate_finalists(request, resolved, result);
   result.simulation_wall_s = seconds_since(simulation_start);
 
+  Scenario candidate = s;
   for (PlanRow& row : result.rows) {
     candidate.parallelism = row.parallelism;
     candidate.training = row.training;

@@ -8,14 +8,15 @@
 
 namespace dtsim {
 
-Report make_report(const Scenario& s, const SimulationResult& r) {
+Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) {
+  const Scenario& s = resolved.scenario;
   Report rep;
   rep.scenario = s.name;
   rep.gpu = s.cluster.gpu;
   rep.gpus = s.gpu_count();
   rep.micro_batches = s.micro_batches_per_replica();
   rep.iteration_s = r.engine.iteration_s;
-  rep.analytic_iteration_s = estimate_iteration(s).iteration_s;
+  rep.analytic_iteration_s = estimate_iteration(resolved).iteration_s;
   rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
   rep.model_flops = model_flops_per_iteration(s);
   rep.hardware_flops = hardware_flops_per_iteration(s);

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "memory_model.hpp"
-#include "scenario.hpp"
+#include "resolved_scenario.hpp"
 #include "simulation.hpp"
 
 namespace dtsim {
@@ -37,7 +37,7 @@ struct Report {
   std::string folding = "none: one actor per GPU";
 };
 
-Report make_report(const Scenario& s, const SimulationResult& r);
+Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);
 std::string format_report_text(const Report& r);
 nlohmann::json report_to_json(const Report& r);
 

@@ -139,6 +139,65 @@ void fill_from_report(SweepPoint& p, const Report& rep, double tokens) {
   p.time_to_train_s = tokens / rep.tokens_per_s;
 }
 
+// Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
+// `resolved` when it fits and is to be simulated, or the point says why not.
+SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result, const std::optional<Scenario>& base,
+                         size_t i, std::optional<ResolvedScenario>& resolved) {
+  SweepPoint p;
+  std::vector<FieldOverride> overrides;
+  try {
+    if (result.gpu_sweep) {
+      p.gpus = request.gpu_counts[i];
+      p.value = std::to_string(p.gpus);
+      overrides = gpu_overrides(request, p.gpus, *base);
+    } else {
+      p.value = request.values[i];
+      overrides = field_overrides(request, p.value, base ? &*base : nullptr);
+    }
+    std::vector<FieldOverride> all = request.base_overrides;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    Scenario s = load_scenario(request.scenario_file, all);
+    set_layout(p, s);
+    const MemoryBreakdown memory = peak_memory_per_gpu(s);
+    p.memory_bytes = memory.total_bytes;
+    p.memory_capacity_bytes = memory.capacity_bytes;
+    p.fits = memory.fits();
+    if (p.fits) {
+      resolved = resolve_scenario(s);
+    } else {
+      p.status = SweepStatus::out_of_memory;
+      p.error = fmt::format("needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB",
+                            memory.total_bytes / 1e9, memory.stage, s.cluster.gpu, memory.capacity_bytes / 1e9);
+    }
+  } catch (const InputError& e) {
+    p.status = SweepStatus::invalid;
+    p.error = e.what() + point_context(overrides);
+  } catch (const YAML::Exception& e) {
+    p.status = SweepStatus::invalid;
+    p.error = fmt::format("{}: line {}: {}", request.scenario_file.string(), e.mark.line + 1, e.msg) +
+              point_context(overrides);
+  } catch (const std::exception& e) {
+    p.status = SweepStatus::failed;
+    p.error = e.what() + point_context(overrides);
+  }
+  return p;
+}
+
+// Throughput per GPU of each simulated point against the first simulated one's.
+void set_scaling_efficiency(SweepResult& result) {
+  for (size_t i = 0; i < result.points.size(); ++i)
+    if (result.points[i].simulated() && result.points[i].tokens_per_s > 0) {
+      result.reference = i;
+      break;
+    }
+  if (result.reference) {
+    const SweepPoint& ref = result.points[*result.reference];
+    const double ref_per_gpu = ref.tokens_per_s / ref.gpus;
+    for (SweepPoint& p : result.points)
+      if (p.simulated()) p.scaling_efficiency = (p.tokens_per_s / p.gpus) / ref_per_gpu;
+  }
+}
+
 }  // namespace
 
 SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress) {
@@ -166,49 +225,16 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
     result.seq_len = base->model.seq_len;
   }
 
-  std::vector<Scenario> to_simulate;
+  std::vector<ResolvedScenario> to_simulate;
   std::vector<size_t> point_of;  // to_simulate[i] is points[point_of[i]]
   const size_t count = result.gpu_sweep ? request.gpu_counts.size() : request.values.size();
   for (size_t i = 0; i < count; ++i) {
-    SweepPoint p;
-    std::vector<FieldOverride> overrides;
-    try {
-      if (result.gpu_sweep) {
-        p.gpus = request.gpu_counts[i];
-        p.value = std::to_string(p.gpus);
-        overrides = gpu_overrides(request, p.gpus, *base);
-      } else {
-        p.value = request.values[i];
-        overrides = field_overrides(request, p.value, base ? &*base : nullptr);
-      }
-      std::vector<FieldOverride> all = request.base_overrides;
-      all.insert(all.end(), overrides.begin(), overrides.end());
-      Scenario s = load_scenario(request.scenario_file, all);
-      set_layout(p, s);
-      const MemoryBreakdown memory = peak_memory_per_gpu(s);
-      p.memory_bytes = memory.total_bytes;
-      p.memory_capacity_bytes = memory.capacity_bytes;
-      p.fits = memory.fits();
-      if (p.fits) {
-        to_simulate.push_back(std::move(s));
-        point_of.push_back(i);
-      } else {
-        p.status = SweepStatus::out_of_memory;
-        p.error = fmt::format("needs {:.2f} GB on each GPU of pipeline stage {}; {} has {:.2f} GB",
-                              memory.total_bytes / 1e9, memory.stage, s.cluster.gpu, memory.capacity_bytes / 1e9);
-      }
-    } catch (const InputError& e) {
-      p.status = SweepStatus::invalid;
-      p.error = e.what() + point_context(overrides);
-    } catch (const YAML::Exception& e) {
-      p.status = SweepStatus::invalid;
-      p.error = fmt::format("{}: line {}: {}", request.scenario_file.string(), e.mark.line + 1, e.msg) +
-                point_context(overrides);
-    } catch (const std::exception& e) {
-      p.status = SweepStatus::failed;
-      p.error = e.what() + point_context(overrides);
+    std::optional<ResolvedScenario> resolved;
+    result.points.push_back(prepare_point(request, result, base, i, resolved));
+    if (resolved) {
+      to_simulate.push_back(std::move(*resolved));
+      point_of.push_back(i);
     }
-    result.points.push_back(std::move(p));
   }
   if (progress.on_point)
     for (size_t i = 0; i < result.points.size(); ++i)
@@ -230,17 +256,7 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   };
   simulate_many(to_simulate, result.parallel, take_outcome, progress.cancel);
 
-  for (size_t i = 0; i < result.points.size(); ++i)
-    if (result.points[i].simulated() && result.points[i].tokens_per_s > 0) {
-      result.reference = i;
-      break;
-    }
-  if (result.reference) {
-    const SweepPoint& ref = result.points[*result.reference];
-    const double ref_per_gpu = ref.tokens_per_s / ref.gpus;
-    for (SweepPoint& p : result.points)
-      if (p.simulated()) p.scaling_efficiency = (p.tokens_per_s / p.gpus) / ref_per_gpu;
-  }
+  set_scaling_efficiency(result);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -50,13 +50,15 @@ Recompute recompute_from(const std::string& r) {
 // Where a source does not publish the micro-batch, its authors tuned it (SC21 Sec. 5 reports
 // the best configuration found): take the size, among 1, 2, 4, 8, that fits in memory and that
 // the analytic model predicts fastest.
-int fastest_fitting_micro_batch(Scenario s) {
+int fastest_fitting_micro_batch(const Scenario& published) {
+  ResolvedScenario r = resolve_scenario(published);
+  Scenario& s = r.scenario;  // only the micro-batch changes: the resolution holds
   int best = kDefaultMicroBatchWhenUnpublished;
   double best_s = 0;
   for (int mb : {1, 2, 4, 8}) {
     s.training.micro_batch = mb;
     if (s.training.global_batch % (s.parallelism.dp * mb) != 0 || !peak_memory_per_gpu(s).fits()) continue;
-    const double t = estimate_iteration(s).iteration_s;
+    const double t = estimate_iteration(r).iteration_s;
     if (best_s == 0 || t < best_s) best = mb, best_s = t;
   }
   return best;

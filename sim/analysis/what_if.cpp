@@ -72,14 +72,15 @@ std::string format_what_if(const Scenario& s, const SimulationResult& with_event
 }
 
 std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, const std::vector<double>& slowdowns) {
-  std::vector<Scenario> runs;
+  const ResolvedScenario resolved = resolve_scenario(s);
+  std::vector<ResolvedScenario> runs;
   for (double k : slowdowns) {
     Scenario r = s;
     StragglerEvent straggler;
     straggler.gpu = gpu;
     straggler.slowdown = k;
     r.events.push_back(straggler);
-    runs.push_back(r);
+    runs.push_back(resolve_variant(resolved, r));
   }
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
   const std::vector<SimulationOutcome> outcomes = simulate_many(runs, cores);

@@ -1,7 +1,7 @@
 #include "input_error.hpp"
 
-#include <fmt/format.h>
 
+// Plain std, no fmt: the profiler links this file on a GPU machine that has only the CUDA toolkit.
 namespace dtsim {
 
 namespace {
@@ -14,10 +14,13 @@ std::string shortened(const std::string& text) {
 }  // namespace
 
 std::string format_input_error(const InputErrorInfo& info) {
-  std::string where = info.file.empty() ? std::string("<input>") : shortened(info.file);
-  if (info.line > 0) where += fmt::format(":{}", info.line);
-  std::string what = info.field.empty() ? std::string() : fmt::format(" field '{}':", shortened(info.field));
-  return fmt::format("{}:{} expected {}, found {}", where, what, shortened(info.expected), shortened(info.found));
+  std::string out = info.file.empty() ? std::string("<input>") : shortened(info.file);
+  if (info.line > 0) out.append(":").append(std::to_string(info.line));
+  out += ":";
+  if (!info.field.empty()) out.append(" field '").append(shortened(info.field)).append("':");
+  out.append(" expected ").append(shortened(info.expected));
+  out.append(", found ").append(shortened(info.found));
+  return out;
 }
 
 InputError::InputError(InputErrorInfo info)

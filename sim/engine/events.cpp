@@ -12,6 +12,7 @@
 
 #include "event_windows.hpp"
 #include "leaf_switches.hpp"
+#include "link_names.hpp"
 
 namespace dtsim {
 
@@ -71,7 +72,7 @@ class EventApplier {
 
   // Collected, then applied per link by apply_events.
   void operator()(const SlowLinkEvent& e) const {
-    slow_links_.add(link_name(e.link == EventLink::nic, e.node, e.nic, e.gpu),
+    slow_links_.add(link_name(e.link == EventLink::nic ? LinkOwner::nic_of(e.node, e.nic) : LinkOwner::nvlink_of(e.gpu)),
                     {e.start_s, e.end_s, e.bandwidth_fraction});
   }
 
@@ -85,13 +86,13 @@ class EventApplier {
       case FailedResource::node:
         hosts = gpus_of_node(platform_, e.node);
         for (int nic = 0; nic < nics_; ++nic)
-          for (sg4::Link* l : both_directions(link_name(true, e.node, nic, 0))) links.push_back(l);
+          for (sg4::Link* l : both_directions(link_name(LinkOwner::nic_of(e.node, nic)))) links.push_back(l);
         break;
-      case FailedResource::nic: links = both_directions(link_name(true, e.node, e.nic, 0)); break;
-      case FailedResource::nvlink: links = both_directions(link_name(false, 0, 0, e.gpu)); break;
+      case FailedResource::nic: links = both_directions(link_name(LinkOwner::nic_of(e.node, e.nic))); break;
+      case FailedResource::nvlink: links = both_directions(link_name(LinkOwner::nvlink_of(e.gpu))); break;
       case FailedResource::leaf_switch:
         for (const auto& [node, nic] : leaf_nics(e.leaf))
-          for (sg4::Link* l : both_directions(link_name(true, node, nic, 0))) links.push_back(l);
+          for (sg4::Link* l : both_directions(link_name(LinkOwner::nic_of(node, nic)))) links.push_back(l);
         break;
     }
     const double at_s = e.at_s;
@@ -163,9 +164,6 @@ class EventApplier {
     return ports;
   }
 
-  static std::string link_name(bool nic, int node, int nic_index, int gpu) {
-    return nic ? fmt::format("node{}-nic{}", node, nic_index) : fmt::format("gpu{}-nvlink", gpu);
-  }
   std::string name(const std::string& what) const { return fmt::format("event{}-{}", index_, what); }
 
   Platform& platform_;

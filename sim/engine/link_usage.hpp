@@ -6,16 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "link_names.hpp"
+
 namespace dtsim {
 
-enum class LinkRole { nvlink, nic, fabric };
-const char* to_string(LinkRole r);
-
-struct LinkUsage {
+// role, gpu, node, nic: what the link belongs to (link_names.hpp).
+struct LinkUsage : LinkOwner {
   std::string name;          // SimGrid link name without _UP/_DOWN ("gpu5-nvlink", "node3-nic2")
-  LinkRole role = LinkRole::fabric;
-  int gpu = -1;              // nvlink: global rank of its GPU
-  int node = -1, nic = -1;   // nic: node index and NIC index in the node
   double bandwidth_Bps = 0;  // one direction
   double up_bytes = 0;       // carried away from the GPU / node (UP), during the iteration
   double down_bytes = 0;     // carried towards it (DOWN)
@@ -24,8 +21,7 @@ struct LinkUsage {
   double utilisation(double iteration_s) const;
 };
 
-// Role, GPU, node and NIC read from a SimGrid link name made by platform_builder / rail_zone
-// ("gpu5-nvlink", "node3-nic2"); every other name is a fabric link.
+// A link's usage record, its owner read from its name (parse_link_name), no bytes yet.
 LinkUsage classify_link(const std::string& name);
 
 }  // namespace dtsim

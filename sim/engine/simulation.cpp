@@ -19,7 +19,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "calibration_use.hpp"
 #include "device_spec.hpp"
 #include "events.hpp"
 #include "input_error.hpp"
@@ -301,15 +300,12 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
   return ChildSimulation(what, body).finish();
 }
 
-std::string efficiency_source(const Scenario& s) { return calibration_provenance(s); }
-
-std::function<SimulationResult()> simulation_body(const Scenario& s, const ComputeModel& compute,
-                                                  const SimulationOptions& options) {
-  return [&s, compute, options] {
-    const Workload workload = build_workload(s, compute);
-    TopologySpec topology = s.cluster.topology;
-    topology.node = calibrated_node(s);
-    return run_simgrid(topology, s.cluster.nodes, compute.peak_flops(), workload, s.events, options);
+// Runs in the child: `resolved` outlives it (ChildSimulation's constructor forks).
+std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolved, const SimulationOptions& options) {
+  return [&resolved, options] {
+    const Scenario& s = resolved.scenario;
+    const Workload workload = build_workload(s, resolved.compute);
+    return run_simgrid(resolved.topology, s.cluster.nodes, resolved.compute.peak_flops(), workload, s.events, options);
   };
 }
 
@@ -323,18 +319,19 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
   });
 }
 
-ComputeModel compute_model_of(const Scenario& s) { return calibrated_compute_model(s); }
-
-SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
-  const ComputeModel compute = compute_model_of(s);
+SimulationResult simulate(const ResolvedScenario& resolved, const SimulationOptions& options) {
   const bool progress = bool(options.on_progress);
-  SimulationResult result =
-      ChildSimulation(s.name, simulation_body(s, compute, options), progress).finish(options.cancel, options.on_progress);
-  result.efficiency_source = efficiency_source(s);
+  SimulationResult result = ChildSimulation(resolved.scenario.name, simulation_body(resolved, options), progress)
+                                .finish(options.cancel, options.on_progress);
+  result.efficiency_source = resolved.calibration_provenance;
   return result;
 }
 
-std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenarios, int parallel,
+SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
+  return simulate(resolve_scenario(s), options);
+}
+
+std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>& scenarios, int parallel,
                                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome,
                                              const std::atomic<bool>* cancel) {
   std::vector<SimulationOutcome> outcomes(scenarios.size());
@@ -349,8 +346,7 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenar
     while (!cancelled && next < scenarios.size() && running.size() < size_t(std::max(1, parallel))) {
       const size_t i = next++;
       try {
-        const ComputeModel compute = compute_model_of(scenarios[i]);
-        running.emplace_back(i, ChildSimulation(scenarios[i].name, simulation_body(scenarios[i], compute, {})));
+        running.emplace_back(i, ChildSimulation(scenarios[i].scenario.name, simulation_body(scenarios[i], {})));
       } catch (const std::exception& e) {
         outcomes[i].error = e.what();
         report(i);
@@ -367,7 +363,7 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<Scenario>& scenar
     auto& [i, child] = running.front();
     try {
       outcomes[i].result = child.finish(cancel);
-      outcomes[i].result->efficiency_source = efficiency_source(scenarios[i]);
+      outcomes[i].result->efficiency_source = scenarios[i].calibration_provenance;
     } catch (const std::exception& e) {
       outcomes[i].error = e.what();
     }

@@ -10,15 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "compute_model.hpp"
 #include "engine.hpp"
 #include "link_usage.hpp"
+#include "resolved_scenario.hpp"
 #include "scenario.hpp"
 
 namespace dtsim {
-
-// The scenario's compute model: datasheet-default efficiencies, or its calibration file's.
-ComputeModel compute_model_of(const Scenario& s);
 
 struct SimulationOptions {
   bool record_trace = false;
@@ -45,6 +42,8 @@ struct SimulationResult {
 
 // Throws InputError for bad input (e.g. a bad calibration file), std::runtime_error if the
 // simulation itself failed.
+SimulationResult simulate(const ResolvedScenario& scenario, const SimulationOptions& options = {});
+// The same after resolve_scenario(scenario).
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
 
 // Several scenarios, up to `parallel` child processes at a time (one per core is the useful
@@ -56,7 +55,7 @@ struct SimulationOutcome {
 // `on_outcome`, if given, is called with each outcome as soon as it is known (in order of the
 // scenarios); with `cancel` set, the running children are killed and the call returns what it has.
 std::vector<SimulationOutcome> simulate_many(
-    const std::vector<Scenario>& scenarios, int parallel,
+    const std::vector<ResolvedScenario>& scenarios, int parallel,
     const std::function<void(size_t index, const SimulationOutcome&)>& on_outcome = {},
     const std::atomic<bool>* cancel = nullptr);
 

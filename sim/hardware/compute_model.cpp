@@ -7,7 +7,7 @@ namespace dtsim {
 
 ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
                            MeasuredEfficiencies measured)
-    : device_(device), peak_flops_(device.peak_flops(precision)), eff_(efficiencies), measured_(std::move(measured)) {}
+    : device_(&device), peak_flops_(device.peak_flops(precision)), eff_(efficiencies), measured_(std::move(measured)) {}
 
 double ComputeModel::time_s(const Operator& op) const {
   OperatorEfficiency e = eff_[op.kind];
@@ -17,7 +17,7 @@ double ComputeModel::time_s(const Operator& op) const {
     else e.memory = curve.at(op.bytes);
   }
   const double compute_s = op.flops > 0 ? op.flops / (peak_flops_ * e.compute * op.tile_utilization) : 0.0;
-  const double memory_s = op.bytes > 0 ? op.bytes / (device_.hbm_bw_Bps * e.memory) : 0.0;
+  const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
   return std::max(compute_s, memory_s);
 }
 

@@ -29,12 +29,12 @@ class ComputeModel {
 
   double time_s(const Operator& op) const;
   double peak_flops() const { return peak_flops_; }
-  const DeviceSpec& device() const { return device_; }
+  const DeviceSpec& device() const { return *device_; }
   const EfficiencyTable& efficiencies() const { return eff_; }
   const MeasuredEfficiencies& measured() const { return measured_; }
 
  private:
-  const DeviceSpec& device_;
+  const DeviceSpec* device_;  // a datasheet entry (device_spec.cpp), never null
   double peak_flops_;
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;

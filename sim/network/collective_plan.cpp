@@ -100,6 +100,69 @@ void add_all_pairs(PhaseBuilder& phase, const std::vector<int>& ranks, double by
     for (int b : ranks) phase.add(a, b, bytes_per_pair);
 }
 
+// Ranks in node order: the node-major order the layout gives.
+std::vector<int> node_order(const Layout& layout) {
+  std::vector<int> order;
+  for (const auto& local : layout) order.insert(order.end(), local.begin(), local.end());
+  return order;
+}
+
+// Reduce-scatter by recursive halving, then all-gather by recursive doubling: one phase per
+// distance, each paying its share of the latency.
+void add_halving_doubling(std::vector<PlanPhase>& phases, CollectiveKind kind, const Layout& layout, double s,
+                          double latency_s) {
+  const std::vector<int> order = node_order(layout);
+  const int n = int(order.size());
+  std::vector<int> distances;
+  if (kind != CollectiveKind::all_gather)
+    for (int d = n / 2; d >= 1; d /= 2) distances.push_back(d);  // reduce-scatter by halving
+  if (kind != CollectiveKind::reduce_scatter)
+    for (int d = 1; d < n; d *= 2) distances.push_back(d);  // all-gather by doubling
+  for (int d : distances) {
+    PhaseBuilder p;
+    for (int i = 0; i < n; ++i) p.add(order[i], order[i ^ d], s * d / n);
+    phases.push_back(p.build(latency_s / distances.size()));
+  }
+}
+
+// Reduce-scatter in each node, all-reduce across nodes per local rank, all-gather in each node.
+void add_hierarchical(std::vector<PlanPhase>& phases, const Layout& layout, const NodeSpec& node,
+                      Protocol protocol, const LatencyTable& table, double s) {
+  const int nodes = int(layout.size()), ppn = int(layout[0].size());
+  const GroupShape in_node{ppn, 1, ppn}, across{nodes, nodes, 1};
+  PhaseBuilder rs, ar, ag;
+  for (const auto& local : layout) add_rings(rs, {local}, node, double(ppn - 1) / ppn * s);
+  for (int j = 0; j < ppn; ++j) {
+    std::vector<std::vector<int>> column;
+    for (const auto& local : layout) column.push_back({local[j]});
+    add_rings(ar, column, node, 2.0 * (nodes - 1) / nodes * s / ppn);
+  }
+  for (const auto& local : layout) add_rings(ag, {local}, node, double(ppn - 1) / ppn * s);
+  auto ring_latency = [&](CollectiveKind k, const GroupShape& g) {
+    return estimate_collective(k, Algo::ring, protocol, g, 0, node, table).latency_s;
+  };
+  phases.push_back(rs.build(ring_latency(CollectiveKind::reduce_scatter, in_node)));
+  phases.push_back(ar.build(ring_latency(CollectiveKind::all_reduce, across)));
+  phases.push_back(ag.build(ring_latency(CollectiveKind::all_gather, in_node)));
+}
+
+// Every rank sends straight to its peers: a send/recv to the next rank, or all pairs (an
+// all-reduce as reduce-scatter then all-gather, two phases).
+void add_direct(std::vector<PlanPhase>& phases, CollectiveKind kind, const Layout& layout,
+                const std::vector<int>& ranks, double s, double latency_s) {
+  const int n = int(ranks.size());
+  PhaseBuilder phase;
+  if (kind == CollectiveKind::send_recv) {
+    const std::vector<int> order = node_order(layout);
+    for (int i = 0; i < n; ++i) phase.add(order[i], order[(i + 1) % n], s);
+    phases.push_back(phase.build(latency_s));
+    return;
+  }
+  const int count = kind == CollectiveKind::all_reduce ? 2 : 1;  // reduce-scatter, then all-gather
+  add_all_pairs(phase, ranks, s / n);
+  for (int i = 0; i < count; ++i) phases.push_back(phase.build(latency_s / count));
+}
+
 }  // namespace
 
 CollectivePlan plan_collective(CollectiveKind kind, const CollectiveEstimate& chosen, const std::vector<int>& ranks,
@@ -110,7 +173,7 @@ CollectivePlan plan_collective(CollectiveKind kind, const CollectiveEstimate& ch
   if (n < 2) return plan;
   const LatencyTable& table = collective_latency_table();
   const Layout layout = layout_by_node(ranks, gpus_per_node);
-  const int nodes = int(layout.size()), ppn = int(layout[0].size());
+  const int ppn = int(layout[0].size());
   // Bytes a flow carries per useful byte: the protocol's (and NVLS's) efficiency.
   const double inflate = 1.0 / protocol_efficiency(chosen.algorithm, chosen.protocol, group_shape(ranks, gpus_per_node), table);
   const double nvls_inflate = 1.0 / table.nvls_efficiency;
@@ -136,52 +199,15 @@ CollectivePlan plan_collective(CollectiveKind kind, const CollectiveEstimate& ch
       add_trees(phase, layout, ppn, s, false);  // one tree pair per local rank, each with 1/ppn of the buffer
       plan.phases.push_back(phase.build(chosen.latency_s));
       break;
-    case Algo::recursive_halving_doubling: {
-      std::vector<int> distances;
-      std::vector<int> order;
-      for (const auto& local : layout) order.insert(order.end(), local.begin(), local.end());
-      if (kind != CollectiveKind::all_gather)
-        for (int d = n / 2; d >= 1; d /= 2) distances.push_back(d);  // reduce-scatter by halving
-      if (kind != CollectiveKind::reduce_scatter)
-        for (int d = 1; d < n; d *= 2) distances.push_back(d);  // all-gather by doubling
-      for (int d : distances) {
-        PhaseBuilder p;
-        for (int i = 0; i < n; ++i) p.add(order[i], order[i ^ d], s * d / n);
-        plan.phases.push_back(p.build(chosen.latency_s / distances.size()));
-      }
+    case Algo::recursive_halving_doubling:
+      add_halving_doubling(plan.phases, kind, layout, s, chosen.latency_s);
       break;
-    }
-    case Algo::hierarchical: {
-      const GroupShape in_node{ppn, 1, ppn}, across{nodes, nodes, 1};
-      PhaseBuilder rs, ar, ag;
-      for (const auto& local : layout) add_rings(rs, {local}, node, double(ppn - 1) / ppn * s);
-      for (int j = 0; j < ppn; ++j) {
-        std::vector<std::vector<int>> column;
-        for (const auto& local : layout) column.push_back({local[j]});
-        add_rings(ar, column, node, 2.0 * (nodes - 1) / nodes * s / ppn);
-      }
-      for (const auto& local : layout) add_rings(ag, {local}, node, double(ppn - 1) / ppn * s);
-      auto ring_latency = [&](CollectiveKind k, const GroupShape& g) {
-        return estimate_collective(k, Algo::ring, chosen.protocol, g, 0, node, table).latency_s;
-      };
-      plan.phases.push_back(rs.build(ring_latency(CollectiveKind::reduce_scatter, in_node)));
-      plan.phases.push_back(ar.build(ring_latency(CollectiveKind::all_reduce, across)));
-      plan.phases.push_back(ag.build(ring_latency(CollectiveKind::all_gather, in_node)));
+    case Algo::hierarchical:
+      add_hierarchical(plan.phases, layout, node, chosen.protocol, table, s);
       break;
-    }
-    case Algo::direct: {
-      if (kind == CollectiveKind::send_recv) {
-        std::vector<int> order;
-        for (const auto& local : layout) order.insert(order.end(), local.begin(), local.end());
-        for (int i = 0; i < n; ++i) phase.add(order[i], order[(i + 1) % n], s);
-        plan.phases.push_back(phase.build(chosen.latency_s));
-        break;
-      }
-      const int phases = kind == CollectiveKind::all_reduce ? 2 : 1;  // reduce-scatter, then all-gather
-      add_all_pairs(phase, ranks, s / n);
-      for (int i = 0; i < phases; ++i) plan.phases.push_back(phase.build(chosen.latency_s / phases));
+    case Algo::direct:
+      add_direct(plan.phases, kind, layout, ranks, s, chosen.latency_s);
       break;
-    }
   }
   return plan;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "link_names.hpp"
 #include "rail_zone.hpp"
 
 namespace dtsim {
@@ -43,11 +44,11 @@ Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double spe
     host->seal();  // the zone's seal() would only find hosts reachable from the root
     out.gpus[rank] = host;
     gpus[g] = host->get_netpoint();
-    nvlinks[g] = zone->create_split_duplex_link(fmt::format("gpu{}-nvlink", rank), spec.nvlink_bw_Bps)
+    nvlinks[g] = zone->create_split_duplex_link(link_name(LinkOwner::nvlink_of(rank)), spec.nvlink_bw_Bps)
                      ->set_latency(spec.nvlink_latency_s);
   }
   for (int n = 0; n < spec.nics; ++n)
-    nics[n] = zone->create_split_duplex_link(fmt::format("node{}-nic{}", node, n), spec.nic_bw_Bps)
+    nics[n] = zone->create_split_duplex_link(link_name(LinkOwner::nic_of(node, n)), spec.nic_bw_Bps)
                   ->set_latency(spec.nic_latency_s);
   for (int a = 0; a < spec.gpus; ++a) {
     for (int b = 0; b < spec.gpus; ++b)

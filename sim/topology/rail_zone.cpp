@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "link_names.hpp"
+
 namespace dtsim {
 
 namespace sg4 = simgrid::s4u;
@@ -34,8 +36,8 @@ std::vector<sg4::Host*> RailZone::populate(double gpu_speed_flops) {
     const unsigned long id = host->get_netpoint()->id();
     if (rank_of_id_.size() <= id) rank_of_id_.resize(id + 1, -1);
     rank_of_id_[id] = int(r);
-    nvlink_[r] = make_duplex(fmt::format("gpu{}-nvlink", r), p_.nvlink_bw_Bps, p_.nvlink_latency_s);
-    nic_[r] = make_duplex(fmt::format("node{}-nic{}", r / gpus, r % gpus), p_.nic_bw_Bps, p_.nic_latency_s);
+    nvlink_[r] = make_duplex(link_name(LinkOwner::nvlink_of(int(r))), p_.nvlink_bw_Bps, p_.nvlink_latency_s);
+    nic_[r] = make_duplex(link_name(LinkOwner::nic_of(int(r / gpus), int(r % gpus))), p_.nic_bw_Bps, p_.nic_latency_s);
   }
   // Latency stays on NVLink and NIC links (see platform_builder.hpp), none on the up-links.
   if (groups_ > 1)

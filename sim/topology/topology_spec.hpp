@@ -20,6 +20,7 @@ struct NodeSpec {
   double nic_bw_Bps = 0;         // one direction
   double nic_latency_s = 0;      // per traversal of a NIC (two per node-to-node route)
   double nic_aggregate_bw_Bps() const { return nic_bw_Bps * nics; }
+  bool operator==(const NodeSpec&) const = default;
 };
 
 enum class FabricKind { fat_tree, spine_leaf, rail_optimized, dragonfly, torus };

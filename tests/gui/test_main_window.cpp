@@ -32,7 +32,7 @@ const QString kScenario = kSource + "/scenarios/gpt3-1.3b-8-h100.yaml";
 // What `dtsim run` would report for the file with these overrides.
 Report libraryReport(const std::vector<FieldOverride>& overrides) {
   const Scenario s = load_scenario(kScenario.toStdString(), overrides);
-  return make_report(s, simulate(s));
+  return make_report(resolve_scenario(s), simulate(s));
 }
 
 std::string libraryError(const std::vector<FieldOverride>& overrides) {

@@ -1,4 +1,4 @@
-#include "calibration_use.hpp"
+#include "resolved_scenario.hpp"
 
 #include <fmt/format.h>
 
@@ -31,25 +31,7 @@ NodeSpec node_with(const Scenario& s, const Calibration& c) {
   return node;
 }
 
-}  // namespace
-
-ComputeModel calibrated_compute_model(const Scenario& s) {
-  const EfficiencyTable defaults = default_efficiencies();
-  const DeviceSpec& device = *find_device(s.cluster.gpu);
-  if (!s.calibration_file) return ComputeModel(device, s.training.precision, defaults);
-  const Calibration c = load_calibration(*s.calibration_file, defaults);
-  return ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision));
-}
-
-NodeSpec calibrated_node(const Scenario& s) {
-  if (!s.calibration_file) return s.cluster.topology.node;
-  return node_with(s, load_calibration(*s.calibration_file, default_efficiencies()));
-}
-
-std::string calibration_provenance(const Scenario& s) {
-  if (!s.calibration_file) return "datasheet defaults (sim/efficiency_defaults.cpp)";
-  const EfficiencyTable defaults = default_efficiencies();
-  const Calibration c = load_calibration(*s.calibration_file, defaults);
+std::string provenance(const Scenario& s, const Calibration& c, const EfficiencyTable& defaults) {
   const std::optional<std::string> measured_id = device_id_of_name(c.device);
   const bool same_gpu = measured_id == s.cluster.gpu;
   const DeviceSpec& target = *find_device(s.cluster.gpu);
@@ -88,6 +70,34 @@ std::string calibration_provenance(const Scenario& s) {
                        s.cluster.topology.node.gpus, s.cluster.gpu);
   }
   return out;
+}
+
+bool same_resolution(const Scenario& a, const Scenario& b) {
+  return a.cluster.gpu == b.cluster.gpu && a.training.precision == b.training.precision &&
+         a.calibration_file == b.calibration_file && a.cluster.topology_file == b.cluster.topology_file &&
+         a.cluster.topology.name == b.cluster.topology.name && a.cluster.topology.node == b.cluster.topology.node;
+}
+
+}  // namespace
+
+ResolvedScenario resolve_scenario(const Scenario& s) {
+  const EfficiencyTable defaults = default_efficiencies();
+  const DeviceSpec& device = *find_device(s.cluster.gpu);
+  if (!s.calibration_file)
+    return {s, ComputeModel(device, s.training.precision, defaults), s.cluster.topology,
+            "datasheet defaults (sim/hardware/efficiency_defaults.cpp)"};
+  const Calibration c = load_calibration(*s.calibration_file, defaults);
+  TopologySpec topology = s.cluster.topology;
+  topology.node = node_with(s, c);
+  return {s, ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision)),
+          std::move(topology), provenance(s, c, defaults)};
+}
+
+ResolvedScenario resolve_variant(const ResolvedScenario& base, Scenario variant) {
+  if (!same_resolution(base.scenario, variant)) return resolve_scenario(variant);
+  ResolvedScenario r = base;
+  r.scenario = std::move(variant);
+  return r;
 }
 
 }  // namespace dtsim

@@ -1,0 +1,24 @@
+#include "scenario.hpp"
+
+namespace dtsim {
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+
+const char* to_string(PipelineScheduleKind k) {
+  switch (k) {
+    case PipelineScheduleKind::gpipe: return "gpipe";
+    case PipelineScheduleKind::one_f_one_b: return "1f1b";
+    case PipelineScheduleKind::interleaved_1f1b: return "interleaved_1f1b";
+    case PipelineScheduleKind::zero_bubble: return "zero_bubble";
+  }
+  return "?";
+}
+
+}  // namespace dtsim

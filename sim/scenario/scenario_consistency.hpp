@@ -1,0 +1,23 @@
+#pragma once
+// Checks that apply however a scenario was made (file or code): counts and sizes in range,
+// divisibility of batch, layers, heads and sequence, tp*cp*pp*dp against the cluster's GPU
+// count, the schedule's and the device's requirements, event targets in range.
+#include <functional>
+#include <string>
+
+#include "scenario.hpp"
+
+namespace dtsim {
+
+// Reports a problem with the dotted `field` by throwing (it must not return); load_scenario's
+// reporter adds file and line, check_scenario_consistency's line 0.
+using ConsistencyFailure =
+    std::function<void(const std::string& field, const std::string& expected, const std::string& found)>;
+
+void check_consistency(const Scenario& s, const ConsistencyFailure& fail);
+
+// check_consistency for scenarios built in code (validation harness, planner, tests): throws
+// InputError naming the scenario's file (or "<scenario>") and line 0.
+void check_scenario_consistency(const Scenario& s);
+
+}  // namespace dtsim
