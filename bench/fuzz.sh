@@ -3,24 +3,17 @@
 # for a bounded time each, and prints how many inputs each ran and what it found. A benchmark-
 # style tool for people, not part of CI.
 #   bench/fuzz.sh [SECONDS_PER_TARGET]    (default 120)
-# Builds build-fuzz/ with clang, libFuzzer, AddressSanitizer and UBSan (installs Debian's clang and
-# its runtime if missing). The corpus grows in build-fuzz/corpus/ from run to run; inputs that
-# failed are kept in build-fuzz/findings/ (rerun one: build-fuzz/fuzz/fuzz_scenario FILE).
+# Builds build-fuzz/ with clang, libFuzzer, AddressSanitizer and UBSan (scripts/install-deps.sh
+# fuzz installs Debian's clang and its runtime if missing). The corpus grows in build-fuzz/corpus/
+# from run to run; inputs that failed are kept in build-fuzz/findings/ (rerun one:
+# build-fuzz/fuzz/fuzz_scenario FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 seconds="${1:-120}"
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: expected a number of seconds, found '$seconds'" >&2; exit 2 ;; esac
 
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=""; if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/install-deps.sh fuzz
 
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DDTSIM_FUZZ=ON \
   -DDTSIM_GUI=OFF -DDTSIM_PLOT=OFF -DBUILD_TESTING=OFF -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \

@@ -94,8 +94,7 @@ int run_collective_command(const CollectiveOptions& o) {
       std::cout << nccl_tests_row(request, p) << std::flush;
     });
   } catch (const std::invalid_argument& e) {
-    throw InputError({"<command line>", 0, "--algo/--proto", "an algorithm and protocol that can run this collective",
-                      e.what()});
+    flag_error("--algo/--proto", "an algorithm and protocol that can run this collective", e.what());
   }
   std::cout << nccl_tests_footer(points);
   return 0;

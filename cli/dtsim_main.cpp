@@ -48,8 +48,7 @@ const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a10
 // `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
 int sensitivity_command(const Scenario& scenario, int gpu) {
   if (gpu < 0 || gpu >= scenario.gpu_count())
-    throw InputError({"<command line>", 0, "--straggler-sweep", fmt::format("a GPU rank in [0, {})", scenario.gpu_count()),
-                      std::to_string(gpu)});
+    flag_error("--straggler-sweep", fmt::format("a GPU rank in [0, {})", scenario.gpu_count()), std::to_string(gpu));
   std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, {1.0, 1.1, 1.25, 1.5, 1.75, 2.0}), gpu);
   return 0;
 }
@@ -61,7 +60,7 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
   Scenario scenario = load_scenario(scenario_file);
   if (!calibration_file.empty()) {
     if (!is_existing_file(calibration_file))
-      throw InputError({"<command line>", 0, "--calibration", "an existing file", calibration_file});
+      flag_error("--calibration", "an existing file", calibration_file);
     scenario.calibration_file = calibration_file;
   }
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);

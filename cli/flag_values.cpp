@@ -14,10 +14,6 @@ namespace dtsim {
 
 namespace fs = std::filesystem;
 
-void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, flag, expected, found});
-}
-
 long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum,
                        const std::string& expected) {
   long long value = 0;

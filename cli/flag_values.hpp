@@ -1,11 +1,12 @@
 #pragma once
 // Values of command-line flags, read strictly: every flag a subcommand takes as text is checked
-// here against its range, and every mistake is an InputError naming the flag (exit code 2).
+// here against its range, and every mistake is an InputError naming the flag (flag_error, exit
+// code 2).
 #include <string>
 
-namespace dtsim {
+#include "input_error.hpp"
 
-[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found);
+namespace dtsim {
 
 // Decimal digits only, in [minimum, maximum]; `expected` replaces "an integer from min to max".
 long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum,

@@ -34,9 +34,7 @@ PlanRequest request_from(const PlanOptions& o) {
   if (!o.seq_len.empty()) r.model.seq_len = int(integer_flag("--seq-len", o.seq_len, 1, 10'000'000));
   r.gpu = o.gpu;
   if (!find_device(r.gpu)) {
-    std::string ids;
-    for (const auto& id : device_ids()) ids += (ids.empty() ? "" : ", ") + id;
-    flag_error("--gpu", "one of [" + ids + "]", "'" + r.gpu + "'");
+    flag_error("--gpu", fmt::format("one of [{}]", fmt::join(device_ids(), ", ")), "'" + r.gpu + "'");
   }
   r.topology_file = o.topology.empty() ? default_topology_for(r.gpu, kTopologiesDir) : std::filesystem::path(o.topology);
   if (!is_existing_file(r.topology_file))

@@ -5,6 +5,8 @@
 #   scripts/install-deps.sh       all of it (scripts/test.sh): the above, GoogleTest, and Qt 6 for
 #                                 the sweep charts (plot/: Gui, Svg, a font) and dtsim-gui (gui/:
 #                                 Widgets, Charts, and the OpenGL module Qt 6 Charts' CMake package needs)
+#   scripts/install-deps.sh fuzz  what `dtsim run` needs, and clang with its libFuzzer runtime
+#                                 (bench/fuzz.sh)
 # The profiler's CUDA, CUPTI and NCCL are not Debian packages: they come with a GPU machine's
 # toolkit. tools/gui-screenshots.sh installs Xvfb itself.
 set -euo pipefail
@@ -15,7 +17,8 @@ test_packages=(libgtest-dev libgmock-dev
 case "${1:-all}" in
   run) packages=("${run_packages[@]}") ;;
   all) packages=("${run_packages[@]}" "${test_packages[@]}") ;;
-  *) echo "install-deps.sh: expected 'run' or 'all', found '$1'" >&2; exit 2 ;;
+  fuzz) packages=("${run_packages[@]}" clang libclang-rt-14-dev) ;;
+  *) echo "install-deps.sh: expected 'run', 'all' or 'fuzz', found '$1'" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${packages[@]}"; do

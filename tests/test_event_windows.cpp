@@ -1,4 +1,4 @@
-// How overlapping what-if windows on one resource combine into one schedule (sim/event_windows).
+// How overlapping what-if windows on one resource combine into one schedule (sim/engine/event_windows.hpp).
 #include <gtest/gtest.h>
 
 #include "event_windows.hpp"

@@ -19,10 +19,9 @@ constexpr double kFloatBytes = 4;        // nccl-tests' default type
 int nodes_for(const TopologySpec& topo, int gpus) {
   const int per_node = topo.node.gpus;
   if (gpus < 2 || (gpus > per_node && gpus % per_node != 0))
-    throw InputError({"<command line>", 0, "--gpus",
-                      fmt::format("2 to {} GPUs, or a multiple of {} (whole nodes of {})", per_node, per_node,
-                                  topo.name),
-                      std::to_string(gpus)});
+    flag_error("--gpus",
+               fmt::format("2 to {} GPUs, or a multiple of {} (whole nodes of {})", per_node, per_node, topo.name),
+               std::to_string(gpus));
   const int nodes = (gpus + per_node - 1) / per_node;
   check_node_count(topo, nodes, "--gpus");
   return nodes;
@@ -119,13 +118,6 @@ std::string nccl_tests_footer(const std::vector<CollectivePoint>& points) {
   std::string out = "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:.4f}\n", points.empty() ? 0.0 : busbw_sum / points.size());
   return out;
-}
-
-std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepRequest& r,
-                              const std::vector<CollectivePoint>& points) {
-  std::string out = nccl_tests_header(topo, r);
-  for (const CollectivePoint& p : points) out += nccl_tests_row(r, p);
-  return out + nccl_tests_footer(points);
 }
 
 }  // namespace dtsim

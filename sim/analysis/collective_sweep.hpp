@@ -37,11 +37,9 @@ std::vector<CollectivePoint> simulate_collective_sweep(
 // nccl-tests sizes: min, min*factor, ... up to max.
 std::vector<double> size_sweep(double min_bytes, double max_bytes, double factor);
 
-// The table of nccl-tests' all_reduce_perf & co: size, count, type, redop, root, then time,
-// algbw, busbw, #wrong for out-of-place and in-place (the same prediction), and the footer.
-std::string format_nccl_tests(const TopologySpec& topo, const CollectiveSweepRequest& request,
-                              const std::vector<CollectivePoint>& points);
-// The same table in parts, for printing each row as it is simulated (as nccl-tests does).
+// The table of nccl-tests' all_reduce_perf & co, in parts so that each row prints as it is
+// simulated (as nccl-tests does): the header; per size: size, count, type, redop, root, then
+// time, algbw, busbw, #wrong for out-of-place and in-place (the same prediction); the footer.
 std::string nccl_tests_header(const TopologySpec& topo, const CollectiveSweepRequest& request);
 std::string nccl_tests_row(const CollectiveSweepRequest& request, const CollectivePoint& point);
 std::string nccl_tests_footer(const std::vector<CollectivePoint>& points);

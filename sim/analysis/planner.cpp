@@ -9,9 +9,7 @@
 #include <tuple>
 
 #include "analytic_model.hpp"
-#include "compute_model.hpp"
 #include "device_spec.hpp"
-#include "efficiency_defaults.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
 #include "micro_batch_extrapolation.hpp"
@@ -23,9 +21,6 @@ namespace dtsim {
 
 namespace {
 
-[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, flag, expected, found});
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -81,9 +76,7 @@ void for_each_layout(const TransformerConfig& m, int gpus, int node_gpus, const 
 void check_request(const PlanRequest& r, const TopologySpec& topo) {
   const DeviceSpec* device = find_device(r.gpu);
   if (!device) {
-    std::string ids;
-    for (const auto& id : device_ids()) ids += (ids.empty() ? "" : ", ") + id;
-    flag_error("--gpu", "one of [" + ids + "]", "'" + r.gpu + "'");
+    flag_error("--gpu", fmt::format("one of [{}]", fmt::join(device_ids(), ", ")), "'" + r.gpu + "'");
   }
   if (!(device->peak_flops(r.precision) > 0))
     flag_error("--precision", fmt::format("a precision {} supports", device->id), to_string(r.precision));
@@ -156,9 +149,9 @@ std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& te
 TransformerConfig resolve_model(const std::string& flag, const std::string& name_or_path) {
   if (auto preset = find_model_preset(name_or_path)) return *preset;
   if (std::filesystem::is_regular_file(name_or_path)) return load_hf_config(name_or_path);
-  std::string names;
-  for (const auto& n : model_preset_names()) names += (names.empty() ? "" : ", ") + n;
-  flag_error(flag, "one of [" + names + "] or the path of a Hugging Face config.json", "'" + name_or_path + "'");
+  flag_error(flag,
+             fmt::format("one of [{}] or the path of a Hugging Face config.json", fmt::join(model_preset_names(), ", ")),
+             "'" + name_or_path + "'");
 }
 
 Scenario PlanResult::scenario_of(const PlanRow& row) const {

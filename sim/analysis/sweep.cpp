@@ -32,10 +32,6 @@ int SweepResult::simulated_count() const {
 
 namespace {
 
-[[noreturn]] void request_error(const std::string& field, const std::string& expected, const std::string& found) {
-  throw InputError({"<command line>", 0, field, expected, found});
-}
-
 // A positive integer written in decimal digits only (at most 9 of them), else nullopt.
 std::optional<int> positive_integer(const std::string& text) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
@@ -90,15 +86,15 @@ std::vector<FieldOverride> gpu_overrides(const SweepRequest& r, int gpus, const 
   const int gpus_per_node = base.cluster.topology.node.gpus;
   const int degrees = p.tp * p.cp * p.pp;
   if (gpus % gpus_per_node != 0)
-    throw InputError({"<command line>", 0, "--gpus",
-                      fmt::format("a multiple of {} GPUs per node ({})", gpus_per_node,
-                                  base.cluster.topology_file.filename().string()),
-                      std::to_string(gpus)});
+    flag_error("--gpus",
+               fmt::format("a multiple of {} GPUs per node ({})", gpus_per_node,
+                           base.cluster.topology_file.filename().string()),
+               std::to_string(gpus));
   if (gpus % degrees != 0)
-    throw InputError({"<command line>", 0, "--gpus",
-                      fmt::format("a multiple of tp*cp*pp = {}*{}*{} = {} ({})", p.tp, p.cp, p.pp, degrees,
-                                  r.scenario_file.filename().string()),
-                      std::to_string(gpus)});
+    flag_error("--gpus",
+               fmt::format("a multiple of tp*cp*pp = {}*{}*{} = {} ({})", p.tp, p.cp, p.pp, degrees,
+                           r.scenario_file.filename().string()),
+               std::to_string(gpus));
   return {{"cluster.nodes", override_value(gpus / gpus_per_node)},
           {"parallelism.dp", override_value(gpus / degrees)}};
 }
@@ -114,12 +110,12 @@ void set_layout(SweepPoint& p, const Scenario& s) {
 
 void check_request(const SweepRequest& r) {
   const bool gpu_sweep = !r.gpu_counts.empty();
-  if (gpu_sweep && !r.field.empty()) request_error("--gpus", "either --gpus or --field, not both", "both");
-  if (!gpu_sweep && r.field.empty()) request_error("--gpus", "--gpus LIST or --field PATH --values LIST", "neither");
-  if (!gpu_sweep && r.values.empty()) request_error("--values", "at least one value for --field " + r.field, "none");
+  if (gpu_sweep && !r.field.empty()) flag_error("--gpus", "either --gpus or --field, not both", "both");
+  if (!gpu_sweep && r.field.empty()) flag_error("--gpus", "--gpus LIST or --field PATH --values LIST", "neither");
+  if (!gpu_sweep && r.values.empty()) flag_error("--values", "at least one value for --field " + r.field, "none");
   for (int g : r.gpu_counts)
-    if (g <= 0) request_error("--gpus", "positive GPU counts", std::to_string(g));
-  if (!(r.tokens > 0) || !std::isfinite(r.tokens)) request_error("--tokens", "a number of tokens > 0", fmt::format("{}", r.tokens));
+    if (g <= 0) flag_error("--gpus", "positive GPU counts", std::to_string(g));
+  if (!(r.tokens > 0) || !std::isfinite(r.tokens)) flag_error("--tokens", "a number of tokens > 0", fmt::format("{}", r.tokens));
 }
 
 // " (point: cluster.nodes=2, parallelism.dp=16)": what the point set, since a line number of the
@@ -270,16 +266,16 @@ std::vector<std::string> parse_sweep_values(const std::string& flag, const std::
     std::string item = text.substr(start, comma - start);
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) request_error(flag, expected, "'" + text + "'");
+    if (item.empty()) flag_error(flag, expected, "'" + text + "'");
     const size_t dash = item.find('-');
     const std::optional<int> low = dash == std::string::npos ? std::nullopt : positive_integer(item.substr(0, dash));
     const std::optional<int> high = dash == std::string::npos ? std::nullopt : positive_integer(item.substr(dash + 1));
     if (low && high) {
-      if (*low > *high) request_error(flag, "a range low-high with low <= high", "'" + item + "'");
+      if (*low > *high) flag_error(flag, "a range low-high with low <= high", "'" + item + "'");
       const size_t before = values.size();
       for (long n = 1; n <= *high; n *= 2)
         if (n >= *low) values.push_back(std::to_string(n));
-      if (values.size() == before) request_error(flag, "a range holding a power of two", "'" + item + "'");
+      if (values.size() == before) flag_error(flag, "a range holding a power of two", "'" + item + "'");
     } else {
       values.push_back(item);
     }

@@ -152,7 +152,7 @@ std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, co
                                             : CollectiveAlgorithm::nvls_tree;
   f.string(c, path, "source");
   const YAML::Node points = f.child(c, path, "points");
-  if (!points.IsSequence()) f.fail(points, path + ".points", "a list of {bytes, busbw_GBps}", YamlFields::describe(points));
+  f.require_list(points, path + ".points", "a list of {bytes, busbw_GBps}");
   std::vector<double> measured;
   for (size_t i = 0; i < points.size(); ++i) {
     const std::string at = fmt::format("{}.points[{}]", path, i);
@@ -178,7 +178,7 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
   const YAML::Node root = f.load();
   f.require_known_keys(root, "", {"runs", "collectives"});
   const YAML::Node runs = f.child(root, "", "runs");
-  if (!runs.IsSequence()) f.fail(runs, "runs", "a list of runs", YamlFields::describe(runs));
+  f.require_list(runs, "runs", "a list of runs");
 
   ValidationSummary summary;
   double error_sum = 0;
@@ -196,13 +196,14 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
-  if (f.has(root, "collectives") && !root["collectives"].IsSequence())
-    f.fail(root["collectives"], "collectives", "a list of nccl-tests runs", YamlFields::describe(root["collectives"]));
-  if (f.has(root, "collectives"))
-    for (size_t i = 0; i < root["collectives"].size(); ++i)
+  if (f.has(root, "collectives")) {
+    const YAML::Node collectives = root["collectives"];
+    f.require_list(collectives, "collectives", "a list of nccl-tests runs");
+    for (size_t i = 0; i < collectives.size(); ++i)
       for (const CollectiveValidationRow& row :
-           validate_collective(f, root["collectives"][i], fmt::format("collectives[{}]", i), topologies_dir))
+           validate_collective(f, collectives[i], fmt::format("collectives[{}]", i), topologies_dir))
         summary.collective_rows.push_back(row);
+  }
   if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
   return summary;
 }

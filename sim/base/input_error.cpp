@@ -1,6 +1,5 @@
 #include "input_error.hpp"
 
-
 // Plain std, no fmt: the profiler links this file on a GPU machine that has only the CUDA toolkit.
 namespace dtsim {
 
@@ -25,5 +24,9 @@ std::string format_input_error(const InputErrorInfo& info) {
 
 InputError::InputError(InputErrorInfo info)
     : std::runtime_error(format_input_error(info)), info_(std::move(info)) {}
+
+void flag_error(const std::string& flag, const std::string& expected, const std::string& found) {
+  throw InputError({"<command line>", 0, flag, expected, found});
+}
 
 }  // namespace dtsim

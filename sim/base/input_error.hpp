@@ -27,4 +27,7 @@ class InputError : public std::runtime_error {
 // "file:line: field 'f': expected E, found F"
 std::string format_input_error(const InputErrorInfo& info);
 
+// A command-line flag's value refused: an InputError of file "<command line>", field `flag`.
+[[noreturn]] void flag_error(const std::string& flag, const std::string& expected, const std::string& found);
+
 }  // namespace dtsim

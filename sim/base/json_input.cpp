@@ -67,10 +67,9 @@ void JsonFields::fail(const std::string& field, const std::string& expected, con
 void JsonFields::require_object(const json& value, const std::string& path, const std::set<std::string>& allowed) const {
   if (!value.is_object()) fail(path.empty() ? "<top>" : path, "an object", describe_json(value));
   for (const auto& [key, v] : value.items()) {
-    if (allowed.count(key)) continue;
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    fail(join(path, key), fmt::format("one of the keys [{}]", list), fmt::format("unknown key '{}'", key));
+    if (!allowed.count(key))
+      fail(join(path, key), fmt::format("one of the keys [{}]", fmt::join(allowed, ", ")),
+           fmt::format("unknown key '{}'", key));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "yaml_field_lines.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -8,7 +9,6 @@
 namespace dtsim {
 
 namespace {
-
 
 // The node a path step names and the line of its key (or list item); nullopt if absent.
 std::optional<std::pair<YAML::Node, int>> step_into(const YAML::Node& node, const std::string& step) {
@@ -26,6 +26,8 @@ std::optional<std::pair<YAML::Node, int>> step_into(const YAML::Node& node, cons
   return std::nullopt;
 }
 
+}  // namespace
+
 std::optional<int> exact_line_of_field(const YAML::Node& root, const std::string& field) {
   YAML::Node node = root;
   int line = 0;
@@ -41,13 +43,8 @@ std::optional<int> exact_line_of_field(const YAML::Node& root, const std::string
   return line;
 }
 
-}  // namespace
-
 int line_of_field(const YAML::Node& root, const std::string& field) {
   if (const auto line = exact_line_of_field(root, field)) return *line;
-  if (field.rfind("model.", 0) == 0)
-    for (const char* source : {"model.preset", "model.hf_config"})
-      if (const auto line = exact_line_of_field(root, source)) return *line;
   const size_t dot = field.rfind('.');
   return dot == std::string::npos ? 0 : line_of_field(root, field.substr(0, dot));
 }

@@ -3,12 +3,15 @@
 // messages about a field that a check found wrong after the file was read.
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
 
 namespace dtsim {
 
-// The line of `field`, or, when the file does not spell it out (a model shape that came from a
-// preset, a defaulted count), of the key it came from or of its nearest written ancestor.
+// The line `field` is written on, if the file spells it out.
+std::optional<int> exact_line_of_field(const YAML::Node& root, const std::string& field);
+// The line of `field`, or, when the file does not spell it out (a defaulted count), of its
+// nearest written ancestor; 0 when none is written.
 int line_of_field(const YAML::Node& root, const std::string& field);
 
 }  // namespace dtsim

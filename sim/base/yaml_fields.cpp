@@ -71,15 +71,18 @@ void YamlFields::require_map(const YAML::Node& map, const std::string& path) con
   if (!map.IsMap()) fail(map, path.empty() ? "<top>" : path, "a mapping", describe(map));
 }
 
+void YamlFields::require_list(const YAML::Node& list, const std::string& path, const std::string& expected) const {
+  if (!list.IsSequence()) fail(list, path, expected, describe(list));
+}
+
 void YamlFields::require_known_keys(const YAML::Node& map, const std::string& path,
                                     const std::set<std::string>& allowed) const {
   require_map(map, path);
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
-    if (allowed.count(key)) continue;
-    std::string list;
-    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    fail(kv.first, join(path, key), fmt::format("one of the keys [{}]", list), fmt::format("unknown key '{}'", key));
+    if (!allowed.count(key))
+      fail(kv.first, join(path, key), fmt::format("one of the keys [{}]", fmt::join(allowed, ", ")),
+           fmt::format("unknown key '{}'", key));
   }
 }
 
@@ -158,9 +161,7 @@ std::string YamlFields::choice(const YAML::Node& map, const std::string& path, c
   const std::string v = string(map, path, key);
   for (const auto& c : choices)
     if (c == v) return v;
-  std::string list;
-  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(map[key], join(path, key), fmt::format("one of [{}]", list), describe(map[key]));
+  fail(map[key], join(path, key), fmt::format("one of [{}]", fmt::join(choices, ", ")), describe(map[key]));
 }
 
 }  // namespace dtsim

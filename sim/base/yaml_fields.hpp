@@ -41,6 +41,8 @@ class YamlFields {
                           const std::set<std::string>& allowed) const;
   // `map` must be a mapping; `path` names it.
   void require_map(const YAML::Node& map, const std::string& path) const;
+  // `list` must be a sequence; `path` names it, `expected` says of what.
+  void require_list(const YAML::Node& list, const std::string& path, const std::string& expected = "a list") const;
 
   const YAML::Node child(const YAML::Node& map, const std::string& path, const std::string& key) const;
   bool has(const YAML::Node& map, const std::string& key) const;

@@ -40,10 +40,10 @@ struct SimulationResult {
   std::vector<LinkUsage> links;   // with record_link_usage: every link of the platform
 };
 
-// Throws InputError for bad input (e.g. a bad calibration file), std::runtime_error if the
-// simulation itself failed.
+// Throws InputError for bad input the child finds, std::runtime_error if the simulation itself
+// failed.
 SimulationResult simulate(const ResolvedScenario& scenario, const SimulationOptions& options = {});
-// The same after resolve_scenario(scenario).
+// The same after resolve_scenario(scenario), which throws InputError for a bad calibration file.
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
 
 // Several scenarios, up to `parallel` child processes at a time (one per core is the useful

@@ -16,7 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-
 class HfConfigReader {
  public:
   HfConfigReader(fs::path file, json config) : file_(std::move(file)), config_(std::move(config)) {}

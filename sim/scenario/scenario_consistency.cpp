@@ -17,7 +17,6 @@ namespace {
 
 using Fail = ConsistencyFailure;
 
-
 // Every count must be positive before anything is divided by it (scenarios built in code
 // skip the loader's type checks).
 void check_positive_counts(const Scenario& s, const Fail& fail) {

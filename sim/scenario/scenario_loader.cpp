@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "device_spec.hpp"
-#include "hf_config.hpp"
 #include "field_override_yaml.hpp"
+#include "hf_config.hpp"
 #include "input_file.hpp"
 #include "scenario_consistency.hpp"
 #include "size_limits.hpp"
@@ -20,7 +19,6 @@ namespace dtsim {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 fs::path resolve_existing_file(const YamlFields& f, const YAML::Node& map, const std::string& path,
                                const std::string& key) {
@@ -241,11 +239,21 @@ Event read_event(const YamlFields& f, const YAML::Node& event, const std::string
   return e;
 }
 
+// The line of a scenario field; a model shape that came from a preset or a config.json is
+// reported at the line naming that source.
+int line_of_scenario_field(const YAML::Node& root, const std::string& field) {
+  if (const auto line = exact_line_of_field(root, field)) return *line;
+  if (field.rfind("model.", 0) == 0)
+    for (const char* source : {"model.preset", "model.hf_config"})
+      if (const auto line = exact_line_of_field(root, source)) return *line;
+  return line_of_field(root, field);
+}
+
 std::vector<Event> read_events(const YamlFields& f, const YAML::Node& root) {
   std::vector<Event> events;
   if (!f.has(root, "events")) return events;
   const YAML::Node list = root["events"];
-  if (!list.IsSequence()) f.fail(list, "events", "a list", YamlFields::describe(list));
+  f.require_list(list, "events");
   for (size_t i = 0; i < list.size(); ++i) events.push_back(read_event(f, list[i], fmt::format("events[{}]", i)));
   return events;
 }
@@ -300,7 +308,7 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   s.events = read_events(f, root);
 
   check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {
-    throw InputError({file.string(), line_of_field(root, field), field, expected, found});
+    throw InputError({file.string(), line_of_scenario_field(root, field), field, expected, found});
   });
   return s;
 }
