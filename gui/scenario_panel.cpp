@@ -127,6 +127,8 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
   form->addRow("recompute", comboField("training.recompute", {"none", "selective", "full"}, "activation recomputation"));
+  form->addRow("attention", comboField("training.attention", {"auto", "unfused", "flash2", "cudnn"},
+                                       "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
   return box;
 }
 
@@ -262,6 +264,7 @@ void ScenarioPanel::reload() {
     set_text(fields_["training.micro_batch"], QString::number(s.training.micro_batch));
     set_text(fields_["training.precision"], to_string(s.training.precision));
     set_text(fields_["training.recompute"], to_string(s.training.recompute));
+    set_text(fields_["training.attention"], to_string(s.training.attention));
     const ParallelismConfig& p = s.parallelism;
     set_text(fields_["parallelism.tp"], QString::number(p.tp));
     set_text(fields_["parallelism.cp"], QString::number(p.cp));

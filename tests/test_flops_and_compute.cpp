@@ -2,6 +2,8 @@
 // single operators against hand arithmetic.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "device_spec.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
@@ -11,6 +13,12 @@ namespace dtsim {
 namespace {
 
 Scenario gpt3_scenario() { return load_scenario(test::source_dir() / "scenarios" / "gpt3-175b-1024-a100.yaml"); }
+// As SC21 and Korthikanti et al. ran it: attention as unfused GEMMs over the whole score matrix.
+Scenario megatron_2021_gpt3() {
+  Scenario s = gpt3_scenario();
+  s.training.attention = AttentionKernel::unfused;
+  return s;
+}
 
 // 72 * B * s * l * h^2 * (1 + s/(6h) + V/(12*l*h)): model FLOPs per iteration, no recompute.
 double megatron_model_flops(const Scenario& s) {
@@ -30,7 +38,7 @@ TEST(TransformerFlops, Gpt3MatchesClosedFormForEveryTensorParallelSize) {
 
 TEST(TransformerFlops, FullRecomputeMatchesSc21Formula) {
   // 96 * B * s * l * h^2 * (1 + s/(6h) + V/(16*l*h)): one more forward pass of every layer.
-  Scenario s = gpt3_scenario();
+  Scenario s = megatron_2021_gpt3();
   s.training.recompute = Recompute::full;
   const double B = s.training.global_batch, sl = s.model.seq_len, l = s.model.layers, h = s.model.hidden,
                V = s.model.vocab;
@@ -40,7 +48,7 @@ TEST(TransformerFlops, FullRecomputeMatchesSc21Formula) {
 }
 
 TEST(TransformerFlops, SelectiveRecomputeAddsOnlyTheAttentionScoresAndValues) {
-  Scenario s = gpt3_scenario();
+  Scenario s = megatron_2021_gpt3();
   s.training.recompute = Recompute::selective;
   // Per layer and sequence: QK^T and (P)V, 2 * 2*s^2*h FLOPs.
   const double B = s.training.global_batch, sl = s.model.seq_len, l = s.model.layers, h = s.model.hidden;
@@ -69,6 +77,94 @@ TEST(ComputeModel, SkinnyGemmFallsBackToBandwidth) {
   const double k = 8192;
   const Operator op{"gemv", OperatorKind::gemm, 2 * k * k, (k + k * k + k) * 2};
   EXPECT_NEAR(cm.time_s(op), (k + k * k + k) * 2 / (3350e9 * 0.85), 1e-12);
+}
+
+// A rank shape of one head-dim-128 attention problem set, as FlashAttention-3's benchmarks run it
+// (batch x seq = 16k tokens, 16 heads), on `gpu` with `kernel`.
+RankShape attention_shape(const char* gpu, AttentionKernel kernel, double seq) {
+  RankShape r;
+  r.batch = 16384 / seq;
+  r.seq = r.kv_seq = seq;
+  r.heads = r.kv_heads = 16;
+  r.head_dim = 128;
+  r.hidden = 2048;
+  r.ffn = 8192;
+  r.vocab = 32000;
+  r.attention = kernel;
+  r.device = find_device(gpu);
+  return r;
+}
+
+Operator find_op(const std::vector<Operator>& ops, const std::string& name) {
+  for (const Operator& op : ops)
+    if (name == op.name) return op;
+  ADD_FAILURE() << "no operator " << name;
+  return {};
+}
+
+TEST(FusedAttention, FlopsAreFlashAttentionsCount) {
+  // 4*b*heads*s^2*d forward, halved by the causal mask; backward 2.5x (FlashAttention's
+  // benchmark_flash_attention.py convention).
+  const RankShape r = attention_shape("h100-sxm", AttentionKernel::cudnn, 8192);
+  const double forward = 4.0 * 2 * 16 * 8192 * 8192 * 128 / 2;
+  EXPECT_DOUBLE_EQ(fused_attention_flops(r, AttentionPass::forward), forward);
+  EXPECT_DOUBLE_EQ(fused_attention_flops(r, AttentionPass::backward), 2.5 * forward);
+}
+
+TEST(FusedAttention, RunsAtThePublishedH100Rates) {
+  // Shah et al. 2024 (FlashAttention-3), H100 SXM5, head dim 128: causal forward at 8k, cuDNN
+  // 529 TFLOP/s, FlashAttention-2 333; backward at 2k, cuDNN 465, FlashAttention-2 291.
+  const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  struct Case {
+    AttentionKernel kernel;
+    double seq, forward_tflops, backward_tflops;
+  };
+  for (const Case& c : {Case{AttentionKernel::cudnn, 8192, 529, 518}, Case{AttentionKernel::flash2, 8192, 333, 318},
+                        Case{AttentionKernel::cudnn, 2048, 484, 465}, Case{AttentionKernel::flash2, 2048, 298, 291}}) {
+    const RankShape r = attention_shape("h100-sxm", c.kernel, c.seq);
+    const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
+    const Operator bwd = find_op(layer_backward_ops(r), "fused_attention_backward");
+    EXPECT_NEAR(cm.time_s(fwd), fwd.flops / (c.forward_tflops * 1e12), 1e-9 * cm.time_s(fwd)) << c.seq;
+    EXPECT_NEAR(cm.time_s(bwd), bwd.flops / (c.backward_tflops * 1e12), 1e-9 * cm.time_s(bwd)) << c.seq;
+  }
+  // Between published lengths the rate is linear in log2(seq): 3072 lies log2(3072) - 11 = 0.585
+  // of the way from 2k (484 TFLOP/s causal forward) to 4k (518).
+  const RankShape r = attention_shape("h100-sxm", AttentionKernel::cudnn, 3072);
+  const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
+  const double tflops = 484 + (std::log2(3072.0) - 11) * (518 - 484);
+  EXPECT_NEAR(cm.time_s(fwd), fwd.flops / (tflops * 1e12), 1e-9 * cm.time_s(fwd));
+}
+
+TEST(FusedAttention, StaysBf16WhenTheGemmsRunInFp8) {
+  // Transformer Engine's FP8 recipe runs the linear layers in FP8 and attention in bf16.
+  const ComputeModel bf16(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const ComputeModel fp8(*find_device("h100-sxm"), Precision::fp8, default_efficiencies());
+  const RankShape r = attention_shape("h100-sxm", AttentionKernel::cudnn, 4096);
+  const Operator attention = find_op(layer_forward_ops(r), "fused_attention");
+  EXPECT_DOUBLE_EQ(fp8.time_s(attention), bf16.time_s(attention));
+  const Operator qkv = find_op(layer_forward_ops(r), "qkv_gemm");
+  EXPECT_NEAR(fp8.time_s(qkv), bf16.time_s(qkv) * 989.4 / 1978.9, 1e-12);
+}
+
+TEST(FusedAttention, AutomaticIsCudnnOnHopperAndFlashAttention2OnAmpere) {
+  EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("h100-sxm")), AttentionKernel::cudnn);
+  EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("b200")), AttentionKernel::cudnn);
+  EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("a100-80gb-sxm")),
+            AttentionKernel::flash2);
+  EXPECT_EQ(resolve_attention_kernel(AttentionKernel::unfused, *find_device("h100-sxm")), AttentionKernel::unfused);
+}
+
+TEST(FusedAttention, HardwareFlopsDropByTheSkippedCausalHalfButModelFlopsKeepTheConvention) {
+  // Unfused per layer and sequence: forward 4s^2h, backward 8s^2h; fused causal: 2s^2h and 5s^2h.
+  Scenario unfused = megatron_2021_gpt3();
+  unfused.training.recompute = Recompute::none;
+  Scenario fused = unfused;
+  fused.training.attention = AttentionKernel::flash2;
+  const double B = unfused.training.global_batch, sl = unfused.model.seq_len, l = unfused.model.layers,
+               h = unfused.model.hidden;
+  const double saved = B * l * (12 - 7) * sl * sl * h;
+  EXPECT_NEAR(hardware_flops_per_iteration(unfused) - hardware_flops_per_iteration(fused), saved, 1e-9 * saved);
+  EXPECT_DOUBLE_EQ(model_flops_per_iteration(fused), model_flops_per_iteration(unfused));
 }
 
 TEST(DeviceSpec, DatasheetPeaks) {

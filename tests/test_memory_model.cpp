@@ -29,6 +29,7 @@ Scenario gpt3_175b(int tp, int pp, int dp, Recompute recompute, bool sequence_pa
   s.parallelism.dp = dp;
   s.parallelism.sequence_parallel = sequence_parallel;
   s.cluster.gpu = "a100-80gb-sxm";
+  s.training.attention = AttentionKernel::unfused;  // Korthikanti et al.'s Megatron-LM: scores in HBM
   return s;
 }
 
@@ -39,6 +40,17 @@ constexpr double sbh = s_ * b_ * h_;
 TEST(MemoryActivations, Gpt3WithoutParallelismIsSbh34Plus5asOverH) {
   const Scenario s = gpt3_175b(1, 1, 1, Recompute::none, false);
   expect_close(activation_bytes_per_layer(s), sbh * (34 + 5 * a_ * s_ / h_));
+}
+
+TEST(MemoryActivations, FusedAttentionKeepsOnlyTheLogSumExpOfEachQuery) {
+  // FlashAttention / cuDNN: no score matrix, 4 B (fp32) of log-sum-exp per query and head.
+  Scenario s = gpt3_175b(1, 1, 1, Recompute::none, false);
+  for (AttentionKernel k : {AttentionKernel::flash2, AttentionKernel::cudnn}) {
+    s.training.attention = k;
+    expect_close(activation_bytes_per_layer(s), 34 * sbh + 4 * a_ * s_ * b_);
+  }
+  s.training.attention = AttentionKernel::automatic;  // A100: FlashAttention-2
+  expect_close(activation_bytes_per_layer(s), 34 * sbh + 4 * a_ * s_ * b_);
 }
 
 TEST(MemoryActivations, Gpt3TensorParallelMatchesKorthikantiInEveryMode) {

@@ -2,15 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analytic_model.hpp"
 #include "collective_sweep.hpp"
 #include "device_spec.hpp"
 #include "memory_model.hpp"
+#include "input_file.hpp"
+#include "scenario_consistency.hpp"
 #include "scenario_loader.hpp"
+#include "scenario_sections.hpp"
 #include "simulation.hpp"
 #include "size_limits.hpp"
+#include "yaml_field_lines.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -26,26 +31,6 @@ double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch) {
 }
 
 namespace {
-
-struct PublishedRun {
-  Scenario scenario;
-  std::string metric;
-  double measured = 0;
-  std::string not_modelled;
-};
-
-Precision precision_from(const std::string& p) {
-  if (p == "fp16") return Precision::fp16;
-  if (p == "fp8") return Precision::fp8;
-  if (p == "fp32") return Precision::fp32;
-  return Precision::bf16;
-}
-
-Recompute recompute_from(const std::string& r) {
-  if (r == "full") return Recompute::full;
-  if (r == "selective") return Recompute::selective;
-  return Recompute::none;
-}
 
 // Where a source does not publish the micro-batch, its authors tuned it (SC21 Sec. 5 reports
 // the best configuration found): take the size, among 1, 2, 4, 8, that fits in memory and that
@@ -64,60 +49,51 @@ int fastest_fitting_micro_batch(const Scenario& published) {
   return best;
 }
 
-PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::string& path,
+// The cluster of a run: the topology it names (a file in `topologies_dir`) or the default for
+// its GPU type, with as many nodes as its GPU count fills.
+ClusterConfig read_run_cluster(const YamlFields& f, const YAML::Node& run, const std::string& path,
+                               const std::filesystem::path& topologies_dir) {
+  ClusterConfig c;
+  c.gpu = f.choice(run, path, "gpu", device_ids());
+  const int gpus = f.int_in(run, path, "gpus", 1, int(kMaxGpus));
+  c.topology_file = default_topology_for(c.gpu, topologies_dir);
+  if (f.has(run, "topology")) {
+    c.topology_file = topologies_dir / f.string(run, path, "topology");
+    if (!is_existing_file(c.topology_file))
+      f.fail(run["topology"], YamlFields::join(path, "topology"),
+             fmt::format("a topology file in {}", topologies_dir.string()), c.topology_file.string());
+  }
+  c.topology = load_topology(c.topology_file);
+  if (gpus % c.topology.node.gpus != 0)
+    f.fail(run["gpus"], YamlFields::join(path, "gpus"), fmt::format("a multiple of {} GPUs per node", c.topology.node.gpus),
+           std::to_string(gpus));
+  c.nodes = gpus / c.topology.node.gpus;
+  return c;
+}
+
+// A published run is a scenario (the same sections, read by the same code and checked by the
+// same consistency rules) plus where it was published and what was measured.
+PublishedRun read_run(const YamlFields& f, const YAML::Node& root, const YAML::Node& run, const std::string& path,
                       const std::filesystem::path& topologies_dir) {
   PublishedRun out;
   Scenario& s = out.scenario;
-  f.require_known_keys(run, path, {"id", "source", "gpu", "gpus", "model", "training", "parallelism", "measured"});
-  f.string(run, path, "source");  // every measurement names where it was published
+  f.require_known_keys(run, path,
+                       {"id", "source", "notes", "gpu", "gpus", "topology", "model", "training", "parallelism",
+                        "measured"});
+  out.source = f.string(run, path, "source");  // every measurement names where it was published
+  if (f.has(run, "notes")) f.string(run, path, "notes");
   s.name = f.string(run, path, "id");
   s.source_file = f.file();
-  s.cluster.gpu = f.string(run, path, "gpu");
-  const int gpus = f.positive_int(run, path, "gpus");
-
-  const std::string mp = YamlFields::join(path, "model");
-  const YAML::Node model = f.child(run, path, "model");
-  f.require_known_keys(model, mp, {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab"});
-  TransformerConfig& m = s.model;
-  m.name = s.name;
-  m.layers = f.positive_int(model, mp, "layers");
-  m.hidden = f.positive_int(model, mp, "hidden");
-  m.heads = f.positive_int(model, mp, "heads");
-  m.kv_heads = f.positive_int_or(model, mp, "kv_heads", m.heads);
-  m.ffn_hidden = f.positive_int_or(model, mp, "ffn_hidden", 4 * m.hidden);
-  m.seq_len = f.positive_int(model, mp, "seq_len");
-  m.vocab = f.positive_int(model, mp, "vocab");
-
-  const std::string tp_ = YamlFields::join(path, "training");
+  s.cluster = read_run_cluster(f, run, path, topologies_dir);
+  s.model = read_model_section(f, f.child(run, path, "model"), path, s.name);
   const YAML::Node training = f.child(run, path, "training");
-  f.require_known_keys(training, tp_, {"global_batch", "micro_batch", "precision", "recompute"});
-  s.training.global_batch = f.positive_int(training, tp_, "global_batch");
-  s.training.micro_batch = f.positive_int_or(training, tp_, "micro_batch", kDefaultMicroBatchWhenUnpublished);
-  s.training.precision = precision_from(f.choice(training, tp_, "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16"));
-  s.training.recompute = recompute_from(f.choice(training, tp_, "recompute", {"none", "selective", "full"}, "none"));
-
-  const std::string pp_ = YamlFields::join(path, "parallelism");
-  const YAML::Node par = f.child(run, path, "parallelism");
-  f.require_known_keys(par, pp_, {"tp", "pp", "dp", "virtual_stages", "sequence_parallel"});
-  s.parallelism.tp = f.positive_int_or(par, pp_, "tp", 1);
-  s.parallelism.pp = f.positive_int_or(par, pp_, "pp", 1);
-  s.parallelism.dp = f.positive_int_or(par, pp_, "dp", 1);
-  std::vector<std::string> missing;
-  s.parallelism.virtual_stages = f.positive_int_or(par, pp_, "virtual_stages", 1);
-  if (s.parallelism.virtual_stages > 1) s.parallelism.schedule = PipelineScheduleKind::interleaved_1f1b;
-  s.parallelism.sequence_parallel = f.boolean_or(par, pp_, "sequence_parallel", false);
-  for (const auto& x : missing) out.not_modelled += (out.not_modelled.empty() ? "" : "; ") + x;
-
-  s.cluster.topology_file = default_topology_for(s.cluster.gpu, topologies_dir);
-  s.cluster.topology = load_topology(s.cluster.topology_file);
-  if (gpus % s.cluster.topology.node.gpus != 0)
-    f.fail(run["gpus"], YamlFields::join(path, "gpus"),
-           fmt::format("a multiple of {} GPUs per node", s.cluster.topology.node.gpus), std::to_string(gpus));
-  s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
+  s.training = read_training_section(f, training, path);
+  s.parallelism = read_parallelism_section(f, run, path);
 
   const std::string mep = YamlFields::join(path, "measured");
   const YAML::Node measured = f.child(run, path, "measured");
-  f.require_known_keys(measured, mep, {"iteration_time_s", "tflops_per_gpu", "flop_convention"});
+  f.require_known_keys(measured, mep, {"iteration_time_s", "tflops_per_gpu", "flop_convention", "derived_from"});
+  if (f.has(measured, "derived_from")) f.string(measured, mep, "derived_from");
   if (f.has(measured, "iteration_time_s")) {
     out.metric = "iteration_time_s";
     out.measured = f.positive_number(measured, mep, "iteration_time_s");
@@ -126,12 +102,37 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& run, const std::str
     out.measured = f.positive_number(measured, mep, "tflops_per_gpu");
     f.choice(measured, mep, "flop_convention", {"sc21"});
   }
-  check_scenario_consistency(s);
+  check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {
+    const std::string at = YamlFields::join(path, field);
+    throw InputError({f.file().string(), line_of_field(root, at), at, expected, found});
+  });
   if (!f.has(training, "micro_batch")) {
     s.training.micro_batch = fastest_fitting_micro_batch(s);
     out.not_modelled = fmt::format("micro-batch unpublished: {} (fastest that fits)", s.training.micro_batch);
   }
   return out;
+}
+
+std::string publication(const std::string& source) {
+  return source.substr(0, std::min(source.find(" @ "), source.find(',')));
+}
+
+template <class Key>
+std::vector<ValidationGroup> group_rows(const std::vector<ValidationRow>& rows, Key key) {
+  std::vector<ValidationGroup> groups;
+  for (const ValidationRow& r : rows) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const ValidationGroup& x) { return x.name == key(r); });
+    if (g == groups.end()) g = groups.insert(groups.end(), ValidationGroup{key(r)});
+    ++g->runs;
+    g->mean_absolute_percentage_error += 100 * r.relative_error;
+    g->mean_signed_percentage_error += 100 * r.signed_error;
+    g->max_absolute_percentage_error = std::max(g->max_absolute_percentage_error, 100 * r.relative_error);
+  }
+  for (ValidationGroup& g : groups) {
+    g.mean_absolute_percentage_error /= g.runs;
+    g.mean_signed_percentage_error /= g.runs;
+  }
+  return groups;
 }
 
 // nccl-tests runs: the same collective predicted on the topology of the run's GPU type, with
@@ -172,18 +173,24 @@ std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, co
 
 }  // namespace
 
-ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
-                                          const std::filesystem::path& topologies_dir) {
+std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
+                                              const std::filesystem::path& topologies_dir) {
   const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
   const YAML::Node root = f.load();
   f.require_known_keys(root, "", {"runs", "collectives"});
   const YAML::Node runs = f.child(root, "", "runs");
   f.require_list(runs, "runs", "a list of runs");
+  std::vector<PublishedRun> out;
+  for (size_t i = 0; i < runs.size(); ++i)
+    out.push_back(read_run(f, root, runs[i], fmt::format("runs[{}]", i), topologies_dir));
+  return out;
+}
 
+ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
+                                          const std::filesystem::path& topologies_dir) {
   ValidationSummary summary;
   double error_sum = 0;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const PublishedRun run = read_run(f, runs[i], fmt::format("runs[{}]", i), topologies_dir);
+  for (const PublishedRun& run : read_published_runs(runs_file, topologies_dir)) {
     const SimulationResult sim = simulate(run.scenario);
     const double iteration_s = sim.engine.iteration_s;
     const double predicted =
@@ -191,11 +198,22 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
             ? iteration_s
             : sc21_flops_per_iteration(run.scenario.model, run.scenario.training.global_batch) / iteration_s /
                   run.scenario.gpu_count() / 1e12;
-    ValidationRow row{run.scenario.name, run.metric, run.measured, predicted,
-                      std::abs(predicted - run.measured) / run.measured, run.not_modelled};
+    // Predicted slower: a longer iteration, or fewer TFLOP/s.
+    const double slower = run.metric == "iteration_time_s" ? predicted - run.measured : run.measured - predicted;
+    const ValidationRow row{.id = run.scenario.name,
+                            .source = publication(run.source),
+                            .gpu = run.scenario.cluster.gpu,
+                            .metric = run.metric,
+                            .measured = run.measured,
+                            .predicted = predicted,
+                            .relative_error = std::abs(predicted - run.measured) / run.measured,
+                            .signed_error = slower / run.measured,
+                            .not_modelled = run.not_modelled};
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
+  const YamlFields f(runs_file, NullValues::unpublished);
+  const YAML::Node root = f.load();
   if (f.has(root, "collectives")) {
     const YAML::Node collectives = root["collectives"];
     f.require_list(collectives, "collectives", "a list of nccl-tests runs");
@@ -205,17 +223,36 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
         summary.collective_rows.push_back(row);
   }
   if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
+  summary.by_source = group_rows(summary.rows, [](const ValidationRow& r) { return r.source; });
+  summary.by_gpu = group_rows(summary.rows, [](const ValidationRow& r) { return r.gpu; });
   return summary;
 }
 
+namespace {
+std::string format_groups(const char* title, const std::vector<ValidationGroup>& groups) {
+  size_t width = 34;
+  for (const ValidationGroup& g : groups) width = std::max(width, g.name.size());
+  std::string out = fmt::format("{:<{}} {:>5} {:>7} {:>8} {:>7}\n", title, width, "runs", "MAPE", "signed", "max");
+  for (const ValidationGroup& g : groups)
+    out += fmt::format("{:<{}} {:>5} {:>6.1f}% {:>+7.1f}% {:>6.1f}%\n", g.name, width, g.runs,
+                       g.mean_absolute_percentage_error, g.mean_signed_percentage_error, g.max_absolute_percentage_error);
+  return out;
+}
+}  // namespace
+
 std::string format_validation_table(const ValidationSummary& s) {
-  std::string out = fmt::format("{:<34} {:<17} {:>10} {:>10} {:>8}  {}\n", "run", "metric", "measured", "predicted",
-                                "error", "not modelled yet");
+  size_t width = 34;
+  for (const ValidationRow& r : s.rows) width = std::max(width, r.id.size());
+  std::string out = fmt::format("{:<{}} {:<17} {:>10} {:>10} {:>8}  {}\n", "run", width, "metric", "measured",
+                                "predicted", "error", "not modelled yet");
   for (const ValidationRow& r : s.rows)
-    out += fmt::format("{:<34} {:<17} {:>10.3f} {:>10.3f} {:>7.1f}%  {}\n", r.id, r.metric, r.measured, r.predicted,
-                       100 * r.relative_error, r.not_modelled);
+    out += fmt::format("{:<{}} {:<17} {:>10.3f} {:>10.3f} {:>+7.1f}%  {}\n", r.id, width, r.metric, r.measured,
+                       r.predicted, 100 * r.signed_error, r.not_modelled);
+  out += fmt::format("error: + predicted slower than measured, - faster\n");
   out += fmt::format("mean absolute percentage error: {:.1f}% over {} runs\n", s.mean_absolute_percentage_error,
                      s.rows.size());
+  if (!s.by_source.empty()) out += "\n" + format_groups("by source", s.by_source);
+  if (!s.by_gpu.empty()) out += "\n" + format_groups("by GPU type", s.by_gpu);
   for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
   if (s.collective_rows.empty()) return out;
   out += fmt::format("\n{:<20} {:<10} {:>12} {:>15} {:>16} {:>8}\n", "nccl-tests run", "algorithm", "bytes",

@@ -11,11 +11,25 @@ namespace dtsim {
 
 struct ValidationRow {
   std::string id;
+  std::string source;  // the publication: `source` up to its first " @ " or ","
+  std::string gpu;
   std::string metric;  // "iteration_time_s" or "tflops_per_gpu"
   double measured = 0;
   double predicted = 0;
   double relative_error = 0;  // |predicted - measured| / measured
+  // (predicted - measured) / measured, in the direction of "predicted slower": positive when the
+  // predicted iteration is longer (or the predicted TFLOP/s lower) than measured.
+  double signed_error = 0;
   std::string not_modelled;   // features of the run the model does not have yet
+};
+
+// Mean absolute percentage error of a subset of rows (one source, one GPU type).
+struct ValidationGroup {
+  std::string name;
+  int runs = 0;
+  double mean_absolute_percentage_error = 0;
+  double mean_signed_percentage_error = 0;  // + predicted slower, - faster
+  double max_absolute_percentage_error = 0;
 };
 
 // One published nccl-tests point: bus bandwidth measured vs predicted.
@@ -33,6 +47,7 @@ struct ValidationSummary {
   std::vector<CollectiveValidationRow> collective_rows;
   std::vector<std::string> skipped;  // "id: reason"
   double mean_absolute_percentage_error = 0;
+  std::vector<ValidationGroup> by_source, by_gpu;
 };
 
 // What the validation assumes where the source is silent.
@@ -43,6 +58,19 @@ std::filesystem::path default_topology_for(const std::string& gpu, const std::fi
 
 // SC21's hardware-FLOP convention: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)).
 double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch);
+
+// A published run read as the scenario it describes (the same sections and checks as a
+// scenario file; see scenario_sections.hpp), with what was measured.
+struct PublishedRun {
+  Scenario scenario;
+  std::string source;
+  std::string metric;  // "iteration_time_s" or "tflops_per_gpu"
+  double measured = 0;
+  std::string not_modelled;
+};
+// Every run of the file, read and checked before any is simulated; bad input throws InputError.
+std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
+                                              const std::filesystem::path& topologies_dir);
 
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
                                           const std::filesystem::path& topologies_dir);

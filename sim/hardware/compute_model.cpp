@@ -7,16 +7,23 @@ namespace dtsim {
 
 ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
                            MeasuredEfficiencies measured)
-    : device_(&device), peak_flops_(device.peak_flops(precision)), eff_(efficiencies), measured_(std::move(measured)) {}
+    : device_(&device),
+      peak_flops_(device.peak_flops(precision)),
+      non_gemm_peak_flops_(device.peak_flops(precision == Precision::fp8 ? Precision::bf16 : precision)),
+      eff_(efficiencies),
+      measured_(std::move(measured)) {}
 
 double ComputeModel::time_s(const Operator& op) const {
   OperatorEfficiency e = eff_[op.kind];
   const EfficiencyCurve& curve = measured_[op.kind];
-  if (!curve.empty()) {
+  if (op.kernel_efficiency > 0) {
+    e.compute = op.kernel_efficiency;
+  } else if (!curve.empty()) {
     if (measured_by_flops(op.kind)) e.compute = curve.at(op.flops);
     else e.memory = curve.at(op.bytes);
   }
-  const double compute_s = op.flops > 0 ? op.flops / (peak_flops_ * e.compute * op.tile_utilization) : 0.0;
+  const double peak = op.kind == OperatorKind::gemm ? peak_flops_ : non_gemm_peak_flops_;
+  const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
   return std::max(compute_s, memory_s);
 }

@@ -5,6 +5,8 @@
 // (measured_efficiency.hpp), else from the per-kind table. Efficiencies are fractions of the
 // device's own peaks, so a curve measured on one GPU type and applied to another scales
 // compute-bound times by the peak FLOP/s ratio and memory-bound ones by the HBM bandwidth ratio.
+// Only dense GEMMs run in FP8 when training in fp8 (Transformer Engine's recipe: attention and
+// everything else stay bf16), so other kinds use the bf16 peak then.
 #include "device_spec.hpp"
 #include "efficiency_defaults.hpp"
 #include "measured_efficiency.hpp"
@@ -20,6 +22,9 @@ struct Operator {
   // Fraction of the tensor-core tiles' work that is useful when a dimension is not a multiple
   // of the tile (tile quantization); scales the compute efficiency.
   double tile_utilization = 1;
+  // Fraction of peak FLOP/s a fused kernel reaches at this shape, from its published benchmark
+  // (attention_kernel.hpp); 0: the kind's measured curve or default table decides.
+  double kernel_efficiency = 0;
 };
 
 class ComputeModel {
@@ -28,7 +33,7 @@ class ComputeModel {
                MeasuredEfficiencies measured = {});
 
   double time_s(const Operator& op) const;
-  double peak_flops() const { return peak_flops_; }
+  double peak_flops() const { return peak_flops_; }  // of dense GEMMs at the training precision
   const DeviceSpec& device() const { return *device_; }
   const EfficiencyTable& efficiencies() const { return eff_; }
   const MeasuredEfficiencies& measured() const { return measured_; }
@@ -36,6 +41,7 @@ class ComputeModel {
  private:
   const DeviceSpec* device_;  // a datasheet entry (device_spec.cpp), never null
   double peak_flops_;
+  double non_gemm_peak_flops_;  // attention's batched GEMMs: bf16 when training in fp8
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;
 };

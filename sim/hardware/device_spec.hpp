@@ -19,6 +19,7 @@ struct DeviceSpec {
   double hbm_bytes = 0;
   double hbm_bw_Bps = 0;
   double nvlink_bw_Bps = 0;  // per GPU, one direction (datasheet bidirectional figure / 2)
+  int sm_arch = 80;          // compute capability x 10: 80 Ampere, 90 Hopper, 100 Blackwell
 
   double peak_flops(Precision p) const;
 };

@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "attention_kernel.hpp"
 #include "precision.hpp"
 #include "topology_spec.hpp"
 #include "transformer_config.hpp"
@@ -23,6 +24,7 @@ struct TrainingConfig {
   int micro_batch = 1;   // sequences per micro-batch
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
 };
 
 struct ParallelismConfig {

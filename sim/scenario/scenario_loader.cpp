@@ -7,9 +7,8 @@
 
 #include "device_spec.hpp"
 #include "field_override_yaml.hpp"
-#include "hf_config.hpp"
-#include "input_file.hpp"
 #include "scenario_consistency.hpp"
+#include "scenario_sections.hpp"
 #include "size_limits.hpp"
 #include "yaml_field_lines.hpp"
 #include "yaml_fields.hpp"
@@ -20,15 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path resolve_existing_file(const YamlFields& f, const YAML::Node& map, const std::string& path,
-                               const std::string& key) {
-  const fs::path written = f.string(map, path, key);
-  const fs::path resolved = (f.file().parent_path() / written).lexically_normal();
-  if (!is_existing_file(resolved))
-    f.fail(map[key], YamlFields::join(path, key), "an existing file", resolved.string());
-  return resolved;
-}
-
 int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
   return f.int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
 }
@@ -38,119 +28,12 @@ double finite_number(const YamlFields& f, const YAML::Node& map, const std::stri
   return f.number_in(map, path, key, -largest, largest, "a number");
 }
 
-TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model) {
-  const bool has_preset = f.has(model, "preset");
-  const bool has_hf_config = f.has(model, "hf_config");
-  if (has_preset && has_hf_config)
-    f.fail(model["hf_config"], "model.hf_config", "either model.preset or model.hf_config, not both",
-           "both");
-  if (has_hf_config) return load_hf_config(resolve_existing_file(f, model, "model", "hf_config"));
-  if (has_preset) {
-    const std::string name = f.string(model, "model", "preset");
-    if (auto preset = find_model_preset(name)) return *preset;
-    f.fail(model["preset"], "model.preset", fmt::format("one of [{}]", fmt::join(model_preset_names(), ", ")),
-           "'" + name + "'");
-  }
-
-  // No preset: the shape is spelled out in full.
-  TransformerConfig m;
-  m.layers = f.positive_int(model, "model", "layers");
-  m.hidden = f.positive_int(model, "model", "hidden");
-  m.heads = f.positive_int(model, "model", "heads");
-  m.kv_heads = m.heads;
-  m.ffn_hidden = 4 * m.hidden;
-  m.seq_len = f.positive_int(model, "model", "seq_len");
-  m.vocab = f.positive_int(model, "model", "vocab");
-  m.mlp = MlpKind::gelu;
-  return m;
-}
-
-MoeConfig read_moe(const YamlFields& f, const YAML::Node& moe, const TransformerConfig& m) {
-  f.require_map(moe, "model.moe");
-  f.require_known_keys(moe, "model.moe", {"experts", "top_k", "expert_ffn_hidden", "capacity_factor"});
-  MoeConfig c = m.moe;
-  c.experts = f.positive_int_or(moe, "model.moe", "experts", c.experts);
-  c.top_k = f.positive_int_or(moe, "model.moe", "top_k", c.top_k);
-  c.expert_ffn_hidden = f.positive_int_or(moe, "model.moe", "expert_ffn_hidden",
-                                          c.expert_ffn_hidden > 0 ? c.expert_ffn_hidden : m.ffn_hidden);
-  if (f.has(moe, "capacity_factor")) c.capacity_factor = f.positive_number(moe, "model.moe", "capacity_factor");
-  if (c.experts == 0) f.fail(moe, "model.moe.experts", "a positive integer", "nothing");
-  return c;
-}
-
-TransformerConfig read_model(const YamlFields& f, const YAML::Node& model, const std::string& scenario_name) {
-  f.require_known_keys(model, "model",
-                       {"preset", "hf_config", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len",
-                        "vocab", "mlp", "moe"});
-  TransformerConfig m = read_model_base(f, model);
-  if (m.name.empty()) m.name = scenario_name;
-
-  const bool multi_head_attention = m.kv_heads == m.heads;  // then overriding heads moves kv_heads along
-  m.layers = f.positive_int_or(model, "model", "layers", m.layers);
-  m.hidden = f.positive_int_or(model, "model", "hidden", m.hidden);
-  m.heads = f.positive_int_or(model, "model", "heads", m.heads);
-  m.kv_heads = f.positive_int_or(model, "model", "kv_heads", multi_head_attention ? m.heads : m.kv_heads);
-  m.ffn_hidden = f.positive_int_or(model, "model", "ffn_hidden", m.ffn_hidden);
-  m.seq_len = f.positive_int_or(model, "model", "seq_len", m.seq_len);
-  m.vocab = f.positive_int_or(model, "model", "vocab", m.vocab);
-  if (f.has(model, "mlp"))
-    m.mlp = f.choice(model, "model", "mlp", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::swiglu : MlpKind::gelu;
-  if (f.has(model, "moe")) m.moe = read_moe(f, model["moe"], m);
-  return m;
-}
-
-TrainingConfig read_training(const YamlFields& f, const YAML::Node& training) {
-  f.require_known_keys(training, "training", {"global_batch", "micro_batch", "precision", "recompute"});
-  TrainingConfig t;
-  t.global_batch = f.positive_int(training, "training", "global_batch");
-  t.micro_batch = f.positive_int_or(training, "training", "micro_batch", 1);
-
-  const std::string precision =
-      f.choice(training, "training", "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
-  for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
-    if (precision == to_string(p)) t.precision = p;
-
-  const std::string recompute = f.choice(training, "training", "recompute", {"none", "selective", "full"}, "none");
-  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
-    if (recompute == to_string(r)) t.recompute = r;
-  return t;
-}
-
-ParallelismConfig read_parallelism(const YamlFields& f, const YAML::Node& root) {
-  ParallelismConfig p;
-  if (!f.has(root, "parallelism")) return p;
-  const YAML::Node par = root["parallelism"];
-  f.require_known_keys(par, "parallelism",
-                       {"tp", "pp", "dp", "cp", "ep", "schedule", "virtual_stages", "first_stage_layers",
-                        "last_stage_layers", "sequence_parallel", "tp_comm_overlap", "zero_stage",
-                        "overlap_grad_reduce", "bucket_mb"});
-  const std::string at = "parallelism";
-  p.tp = f.positive_int_or(par, at, "tp", 1);
-  p.pp = f.positive_int_or(par, at, "pp", 1);
-  p.dp = f.positive_int_or(par, at, "dp", 1);
-  p.cp = f.positive_int_or(par, at, "cp", 1);
-  p.ep = f.positive_int_or(par, at, "ep", 1);
-  const std::string schedule = f.choice(par, at, "schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble"}, "1f1b");
-  for (PipelineScheduleKind k : {PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b,
-                                 PipelineScheduleKind::interleaved_1f1b, PipelineScheduleKind::zero_bubble})
-    if (schedule == to_string(k)) p.schedule = k;
-  p.virtual_stages = f.positive_int_or(par, at, "virtual_stages", 1);
-  if (f.has(par, "first_stage_layers")) p.first_stage_layers = non_negative_int(f, par, at, "first_stage_layers");
-  if (f.has(par, "last_stage_layers")) p.last_stage_layers = non_negative_int(f, par, at, "last_stage_layers");
-  p.sequence_parallel = f.boolean_or(par, at, "sequence_parallel", false);
-  p.tp_comm_overlap = f.boolean_or(par, at, "tp_comm_overlap", false);
-  if (f.has(par, "zero_stage")) p.zero_stage = non_negative_int(f, par, at, "zero_stage");
-  p.overlap_grad_reduce = f.boolean_or(par, at, "overlap_grad_reduce", false);
-  if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
-  return p;
-}
-
 ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
   f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology", "oversubscription"});
   ClusterConfig c;
   c.gpu = f.choice(cluster, "cluster", "gpu", device_ids());
   c.nodes = f.positive_int(cluster, "cluster", "nodes");
-  c.topology_file = resolve_existing_file(f, cluster, "cluster", "topology");
+  c.topology_file = read_existing_file(f, cluster, "cluster", "topology");
   c.topology = load_topology(c.topology_file);
   if (f.has(cluster, "oversubscription")) {  // the topology's fabric.oversubscription, for what-ifs and sweeps
     const FabricKind kind = c.topology.fabric.kind;
@@ -300,11 +183,11 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   Scenario s;
   s.source_file = file;
   s.name = f.string(root, "", "name");
-  s.model = read_model(f, f.child(root, "", "model"), s.name);
-  s.training = read_training(f, f.child(root, "", "training"));
-  s.parallelism = read_parallelism(f, root);
+  s.model = read_model_section(f, f.child(root, "", "model"), "", s.name);
+  s.training = read_training_section(f, f.child(root, "", "training"), "");
+  s.parallelism = read_parallelism_section(f, root, "");
   s.cluster = read_cluster(f, f.child(root, "", "cluster"));
-  if (f.has(root, "calibration")) s.calibration_file = resolve_existing_file(f, root, "", "calibration");
+  if (f.has(root, "calibration")) s.calibration_file = read_existing_file(f, root, "", "calibration");
   s.events = read_events(f, root);
 
   check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {

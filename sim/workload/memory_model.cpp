@@ -49,9 +49,10 @@ double tokens_per_micro_batch(const Scenario& s) {
 // Korthikanti et al. 2022, Sec. 4.1, one tensor at a time (e = bytes per activation element,
 // dropout masks 1 B, T = b*s/cp tokens on this GPU, q = heads*head_dim, kv = kv_heads*head_dim):
 //   attention: layernorm input eTh, QKV-GEMM input eTh, Q and K eT(q+kv), V eT*kv, output-
-//              projection input eT*q, output dropout mask Th, and core attention: softmax output
+//              projection input eT*q, output dropout mask Th, and core attention: unfused, softmax output
 //              e, its dropout mask 1 and dropout output e per score, b*heads*(s/cp)*s scores (this
-//              GPU's queries against the whole sequence, K and V gathered across CP);
+//              GPU's queries against the whole sequence, K and V gathered across CP); fused
+//              (FlashAttention, cuDNN), 4 B of log-sum-exp per query and head;
 //   MLP:       layernorm input eTh, first-GEMM input eTh, dropout mask Th, and for each token
 //              an expert/MLP sees (T, or T*top_k*capacity_factor with MoE) the GEMM outputs
 //              kept: GeLU input and output (2e*ffn) or SwiGLU gate, up and product (3e*ffn).
@@ -70,11 +71,13 @@ double activation_bytes_per_layer(const Scenario& s, Recompute mode) {
   double replicated = 0, split = 0;
   replicated += 2 * e * tokens * h + tokens * h;
   split += e * tokens * (q + kv) + e * tokens * kv + e * tokens * q;
-  // Selective recompute drops core attention (the s^2 terms) and recomputes it.
-  if (mode == Recompute::none) {
-    const double scores = double(s.training.micro_batch) * m.heads * (double(m.seq_len) / s.parallelism.cp) * m.seq_len;
-    split += (2 * e + 1) * scores;
-  }
+  // Selective recompute drops core attention (the s^2 terms) and recomputes it. A fused kernel
+  // keeps no scores, only the fp32 log-sum-exp of each query row for its backward pass.
+  const double queries = double(s.training.micro_batch) * m.heads * (double(m.seq_len) / s.parallelism.cp);
+  if (mode == Recompute::none && rank_shape(s).attention == AttentionKernel::unfused)
+    split += (2 * e + 1) * queries * m.seq_len;
+  else if (mode == Recompute::none)
+    split += 4 * queries;
   replicated += 2 * e * tokens * h + tokens * h;
   double mlp_tokens = tokens, ffn = m.ffn_hidden;
   if (m.moe.enabled()) {

@@ -31,8 +31,32 @@ double head_dim_tile_utilization(double head_dim) {
 
 Operator elementwise(const char* name, double bytes) { return {name, OperatorKind::elementwise, 0, bytes}; }
 
-// Core attention, the part selective recompute redoes: QK^T, scale-mask-softmax, dropout, (P)V.
+Operator fused_attention(const RankShape& r, AttentionPass pass) {
+  const double q_elements = r.batch * r.seq * r.heads * r.head_dim;
+  const double kv_elements = r.batch * r.kv_seq * r.kv_heads * r.head_dim;
+  // Forward reads Q, K, V and writes O; backward reads those and dO and writes dQ, dK, dV.
+  const double elements = pass == AttentionPass::forward ? 2 * q_elements + 2 * kv_elements
+                                                         : 4 * q_elements + 4 * kv_elements;
+  Operator op{pass == AttentionPass::forward ? "fused_attention" : "fused_attention_backward",
+              OperatorKind::attention_gemm, fused_attention_flops(r, pass), elements * r.elem_bytes,
+              head_dim_tile_utilization(r.head_dim)};
+  op.kernel_efficiency = fused_attention_efficiency(r.attention, pass, r.causal, r.kv_seq, *r.device);
+  return op;
+}
+
+bool is_fused_attention(const Operator& op) { return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0; }
+
+// Backward of one forward operator: a matmul's dgrad + wgrad (2x), a fused attention kernel's
+// backward, or an elementwise op reading grad and saved input and writing the input grad (2x traffic).
+Operator backward_of(const Operator& f, const RankShape& r) {
+  if (is_fused_attention(f)) return fused_attention(r, AttentionPass::backward);
+  return f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes);
+}
+
+// Core attention, the part selective recompute redoes: QK^T, scale-mask-softmax, dropout, (P)V,
+// or the one fused kernel that does all of it on chip.
 std::vector<Operator> core_attention_forward(const RankShape& r) {
+  if (r.attention != AttentionKernel::unfused) return {fused_attention(r, AttentionPass::forward)};
   const double e = r.elem_bytes;
   const double batched = r.batch * r.heads;             // independent (s x s_kv) problems
   const double q = r.seq, k = r.kv_seq;
@@ -94,6 +118,8 @@ RankShape rank_shape(const Scenario& s) {
   r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
   r.moe = m.moe;
   r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
+  r.device = find_device(s.cluster.gpu);
+  r.attention = r.device ? resolve_attention_kernel(s.training.attention, *r.device) : AttentionKernel::unfused;
   return r;
 }
 
@@ -118,11 +144,7 @@ std::vector<Operator> layer_forward_ops(const RankShape& r) {
 
 std::vector<Operator> layer_backward_ops(const RankShape& r) {
   std::vector<Operator> ops;
-  for (const Operator& f : layer_forward_ops(r)) {
-    // Backward of a matmul is dgrad + wgrad (2x); of an elementwise op, read grad and saved
-    // input and write the input grad (2x the forward traffic).
-    ops.push_back(f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes));
-  }
+  for (const Operator& f : layer_forward_ops(r)) ops.push_back(backward_of(f, r));
   return ops;
 }
 
@@ -130,7 +152,7 @@ std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
   std::vector<Operator> ops;
   for (const Operator& f : layer_forward_ops(r)) {
     if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f));  // dgrad
-    else ops.push_back(f.flops > 0 ? gemm_backward(f.name, f) : elementwise(f.name, 2 * f.bytes));
+    else ops.push_back(backward_of(f, r));
   }
   return ops;
 }
@@ -202,6 +224,11 @@ double gradient_element_bytes(Precision p) {
   return p == Precision::fp16 ? 2 : 4;
 }
 
+double fused_attention_flops(const RankShape& r, AttentionPass pass) {
+  const double forward = 4 * r.batch * r.heads * r.seq * r.kv_seq * r.head_dim * (r.causal ? 0.5 : 1.0);
+  return pass == AttentionPass::forward ? forward : 2.5 * forward;
+}
+
 double sum_flops(const std::vector<Operator>& ops) {
   double f = 0;
   for (const Operator& op : ops) f += op.flops;
@@ -211,7 +238,10 @@ double sum_flops(const std::vector<Operator>& ops) {
 namespace {
 double iteration_flops(const Scenario& s, bool with_recompute) {
   RankShape r = rank_shape(s);
-  if (!with_recompute) r.moe.capacity_factor = 1;  // model FLOPs count routed tokens, not padding
+  if (!with_recompute) {
+    r.moe.capacity_factor = 1;  // model FLOPs count routed tokens, not padding
+    r.attention = AttentionKernel::unfused;  // and the whole score matrix, as the formula does
+  }
   double per_micro_batch_rank = s.model.layers * (sum_flops(layer_forward_ops(r)) + sum_flops(layer_backward_ops(r)));
   if (with_recompute) per_micro_batch_rank += s.model.layers * sum_flops(layer_recompute_ops(r, s.training.recompute));
   per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));

@@ -26,6 +26,9 @@ struct RankShape {
   bool sequence_parallel = false;  // norms, dropout and residuals see tokens / tp
   MoeConfig moe;                   // experts == 0: dense MLP
   double expert_ffn = 0;           // expert MLP width on this rank
+  AttentionKernel attention = AttentionKernel::unfused;  // resolved: never automatic
+  bool causal = true;              // decoder-only language models mask future tokens
+  const DeviceSpec* device = nullptr;  // for the fused kernels' published rates
 
   double tokens() const { return batch * seq; }
   // Tokens the sequence-sharded (SP) regions of a layer process on this rank.
@@ -38,6 +41,7 @@ RankShape rank_shape(const Scenario& s);
 
 // One transformer layer. Backward ops hold dgrad + wgrad; recompute ops are the forward work
 // redone at the start of the backward pass (full: the whole layer; selective: core attention).
+// Core attention is one fused operator (flash2, cudnn) or the unfused GEMMs, softmax and dropout.
 std::vector<Operator> layer_forward_ops(const RankShape& r);
 std::vector<Operator> layer_backward_ops(const RankShape& r);
 // The backward split as zero-bubble schedules split it: input gradients (B: every dgrad, the
@@ -71,10 +75,17 @@ double gradient_element_bytes(Precision p);
 
 double sum_flops(const std::vector<Operator>& ops);
 
-// Model FLOPs of one iteration without recompute, summed from the operators above (all GPUs
-// together): equals 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) for a GPT model.
+// A fused attention kernel's FLOPs as FlashAttention's benchmarks count them: forward
+// 4*b*heads*s_q*s_kv*head_dim, halved under a causal mask; backward 2.5x the forward (five
+// matmuls to the forward's two, QK^T recomputed).
+double fused_attention_flops(const RankShape& r, AttentionPass pass);
+
+// Model FLOPs of one iteration without recompute, summed from the operators above with
+// attention counted as the unfused GEMMs (all GPUs together): equals
+// 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) for a GPT model, the convention MFU is quoted in.
 double model_flops_per_iteration(const Scenario& s);
-// Same plus the recompute work actually done (the "hardware FLOPs").
+// The FLOPs the GPUs perform: recompute included, causal blocks skipped by a fused attention
+// kernel left out (the "hardware FLOPs").
 double hardware_flops_per_iteration(const Scenario& s);
 
 }  // namespace dtsim

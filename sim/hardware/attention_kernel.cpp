@@ -1,0 +1,78 @@
+#include "attention_kernel.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace dtsim {
+
+namespace {
+
+constexpr int kLengths = 6;  // 512, 1k, 2k, 4k, 8k, 16k
+using Curve = std::array<double, kLengths>;
+
+// TFLOP/s on an H100 80GB SXM5, bf16, head dim 128, batch x seq = 16k tokens: Shah et al.,
+// "FlashAttention-3" (2024), Fig. 5 (forward, without and with causal mask) and Fig. 6
+// (backward; one curve, used for both masks).
+constexpr double kH100Peak = 989.4;
+constexpr Curve kH100Flash2Forward = {309, 350, 362, 368, 370, 370};
+constexpr Curve kH100Flash2ForwardCausal = {191, 260, 298, 319, 333, 335};
+constexpr Curve kH100Flash2Backward = {214, 260, 291, 310, 318, 322};
+constexpr Curve kH100CudnnForward = {497, 574, 617, 609, 600, 595};
+constexpr Curve kH100CudnnForwardCausal = {315, 410, 484, 518, 529, 539};
+constexpr Curve kH100CudnnBackward = {305, 408, 465, 499, 518, 516};
+
+// A100 (sm80), FlashAttention-2 only: Dao, "FlashAttention-2" (2023), abstract: 50-73% of the
+// theoretical maximum FLOP/s on A100. Taken as 50% at 512 rising to 73% at 16k for every pass
+// and mask (the paper's per-length figures are not in this repository).
+constexpr Curve kA100Flash2 = {0.50, 0.55, 0.60, 0.65, 0.70, 0.73};
+
+double interpolate(const Curve& fraction, double seq_len) {
+  const double x = std::clamp(std::log2(std::max(seq_len, 1.0)) - 9.0, 0.0, double(kLengths - 1));
+  const int i = std::min(int(x), kLengths - 2);
+  const double t = x - i;
+  return fraction[i] * (1 - t) + fraction[i + 1] * t;
+}
+
+Curve of_peak(const Curve& tflops, double peak) {
+  Curve c{};
+  for (int i = 0; i < kLengths; ++i) c[i] = tflops[i] / peak;
+  return c;
+}
+
+const Curve& hopper_curve(AttentionKernel k, AttentionPass pass, bool causal) {
+  static const Curve f2 = of_peak(kH100Flash2Forward, kH100Peak), f2c = of_peak(kH100Flash2ForwardCausal, kH100Peak),
+                     f2b = of_peak(kH100Flash2Backward, kH100Peak), cu = of_peak(kH100CudnnForward, kH100Peak),
+                     cuc = of_peak(kH100CudnnForwardCausal, kH100Peak), cub = of_peak(kH100CudnnBackward, kH100Peak);
+  if (k == AttentionKernel::flash2) return pass == AttentionPass::backward ? f2b : causal ? f2c : f2;
+  return pass == AttentionPass::backward ? cub : causal ? cuc : cu;
+}
+
+}  // namespace
+
+const char* to_string(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::automatic: return "auto";
+    case AttentionKernel::unfused: return "unfused";
+    case AttentionKernel::flash2: return "flash2";
+    case AttentionKernel::cudnn: return "cudnn";
+  }
+  return "?";
+}
+
+std::vector<std::string> attention_kernel_names() { return {"auto", "unfused", "flash2", "cudnn"}; }
+
+AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device) {
+  if (k != AttentionKernel::automatic) return k;
+  return device.sm_arch >= 90 ? AttentionKernel::cudnn : AttentionKernel::flash2;
+}
+
+double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
+                                  const DeviceSpec& device) {
+  // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates.
+  if (device.sm_arch < 90) return interpolate(kA100Flash2, seq_len);
+  // Blackwell is taken at Hopper's fraction of its own peak until it is measured.
+  return interpolate(hopper_curve(k, pass, causal), seq_len);
+}
+
+}  // namespace dtsim

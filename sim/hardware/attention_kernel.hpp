@@ -1,0 +1,35 @@
+#pragma once
+// The kernel that computes core attention (softmax(QK^T)V), and the fraction of the device's
+// bf16 tensor-core peak the fused kernels reach, from their published benchmarks.
+//
+// unfused: Megatron-LM 2021-22: QK^T and PV as batched GEMMs, the s x s score matrix written to
+//   HBM and read back by a memory-bound softmax and dropout.
+// flash2: FlashAttention-2 (Dao 2023): one fused kernel, no score matrix in HBM, causal blocks
+//   skipped; what PyTorch's scaled_dot_product_attention runs (TorchTitan, llm-foundry).
+// cudnn: cuDNN's fused attention on Hopper and later, what Transformer Engine (Megatron-Core,
+//   NeMo) runs; FlashAttention-3 reaches about the same rates.
+#include <string>
+#include <vector>
+
+#include "device_spec.hpp"
+
+namespace dtsim {
+
+enum class AttentionKernel { automatic, unfused, flash2, cudnn };
+enum class AttentionPass { forward, backward };
+
+const char* to_string(AttentionKernel k);
+std::vector<std::string> attention_kernel_names();  // as scenario files spell them
+
+// What Megatron-Core/TorchTitan run by default on the device: cuDNN fused attention where it
+// exists (sm90 and later), else FlashAttention-2. `k` other than automatic is kept.
+AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device);
+
+// Fraction of device.bf16_flops a fused kernel (flash2, cudnn) reaches on one pass at sequence
+// length `seq_len` (keys per query), counting the FLOPs it performs (causal: half the score
+// matrix). Head dimension 128, piecewise linear in log2(seq_len) between the published lengths
+// 512..16k, constant beyond.
+double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
+                                  const DeviceSpec& device);
+
+}  // namespace dtsim
