@@ -65,7 +65,8 @@ TEST(ValidationRuns, ARunIsSimulatedAsTheScenarioFileWithTheSameSections) {
   std::string sections = kRunSections;  // the same lines, at the top level of a scenario file
   for (size_t at = sections.find("\n    "); at != std::string::npos; at = sections.find("\n    ", at + 1))
     sections.erase(at + 1, 4);
-  const auto scenario = dir.write("scenario.yaml", "name: llama-like" + sections + "\ncluster: {gpu: h100-sxm, nodes: 2, topology: " +
+  const auto scenario = dir.write("scenario.yaml", "name: llama-like" + sections +
+                                                       "\ncluster: {gpu: h100-sxm, nodes: 2, topology: " +
                                                        topology.string() + "}\n");
   const std::vector<PublishedRun> read = read_published_runs(runs, test::source_dir() / "topologies");
   ASSERT_EQ(read.size(), 1u);

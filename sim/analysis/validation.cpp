@@ -65,8 +65,8 @@ ClusterConfig read_run_cluster(const YamlFields& f, const YAML::Node& run, const
   }
   c.topology = load_topology(c.topology_file);
   if (gpus % c.topology.node.gpus != 0)
-    f.fail(run["gpus"], YamlFields::join(path, "gpus"), fmt::format("a multiple of {} GPUs per node", c.topology.node.gpus),
-           std::to_string(gpus));
+    f.fail(run["gpus"], YamlFields::join(path, "gpus"),
+           fmt::format("a multiple of {} GPUs per node", c.topology.node.gpus), std::to_string(gpus));
   c.nodes = gpus / c.topology.node.gpus;
   return c;
 }
@@ -235,7 +235,8 @@ std::string format_groups(const char* title, const std::vector<ValidationGroup>&
   std::string out = fmt::format("{:<{}} {:>5} {:>7} {:>8} {:>7}\n", title, width, "runs", "MAPE", "signed", "max");
   for (const ValidationGroup& g : groups)
     out += fmt::format("{:<{}} {:>5} {:>6.1f}% {:>+7.1f}% {:>6.1f}%\n", g.name, width, g.runs,
-                       g.mean_absolute_percentage_error, g.mean_signed_percentage_error, g.max_absolute_percentage_error);
+                       g.mean_absolute_percentage_error, g.mean_signed_percentage_error,
+                       g.max_absolute_percentage_error);
   return out;
 }
 }  // namespace

@@ -23,8 +23,9 @@ constexpr Curve kH100CudnnForwardCausal = {315, 410, 484, 518, 529, 539};
 constexpr Curve kH100CudnnBackward = {305, 408, 465, 499, 518, 516};
 
 // A100 (sm80), FlashAttention-2 only: Dao, "FlashAttention-2" (2023), abstract: 50-73% of the
-// theoretical maximum FLOP/s on A100. Taken as 50% at 512 rising to 73% at 16k for every pass
-// and mask (the paper's per-length figures are not in this repository).
+// theoretical maximum FLOP/s on A100. Taken as 50% at 512 and 73% at 16k, in even steps between
+// (linear in log2 of the length), for every pass and mask: the paper's per-length figures are
+// not in this repository.
 constexpr Curve kA100Flash2 = {0.50, 0.55, 0.60, 0.65, 0.70, 0.73};
 
 double interpolate(const Curve& fraction, double seq_len) {

@@ -21,8 +21,9 @@ enum class AttentionPass { forward, backward };
 const char* to_string(AttentionKernel k);
 std::vector<std::string> attention_kernel_names();  // as scenario files spell them
 
-// What Megatron-Core/TorchTitan run by default on the device: cuDNN fused attention where it
-// exists (sm90 and later), else FlashAttention-2. `k` other than automatic is kept.
+// What Megatron-Core with Transformer Engine runs by default on the device: cuDNN fused attention
+// where it exists (sm90 and later), else FlashAttention-2. PyTorch's SDPA (TorchTitan,
+// llm-foundry) runs FlashAttention-2 on Hopper too: flash2 states that. Other than automatic, `k` is kept.
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device);
 
 // Fraction of device.bf16_flops a fused kernel (flash2, cudnn) reaches on one pass at sequence

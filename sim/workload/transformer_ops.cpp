@@ -44,7 +44,9 @@ Operator fused_attention(const RankShape& r, AttentionPass pass) {
   return op;
 }
 
-bool is_fused_attention(const Operator& op) { return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0; }
+bool is_fused_attention(const Operator& op) {
+  return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
+}
 
 // Backward of one forward operator: a matmul's dgrad + wgrad (2x), a fused attention kernel's
 // backward, or an elementwise op reading grad and saved input and writing the input grad (2x traffic).
