@@ -171,12 +171,9 @@ std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, co
   return rows;
 }
 
-}  // namespace
-
-std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
-                                              const std::filesystem::path& topologies_dir) {
-  const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
-  const YAML::Node root = f.load();
+// The runs of a loaded published-runs file, each read and checked before any is simulated.
+std::vector<PublishedRun> read_runs(const YamlFields& f, const YAML::Node& root,
+                                    const std::filesystem::path& topologies_dir) {
   f.require_known_keys(root, "", {"runs", "collectives"});
   const YAML::Node runs = f.child(root, "", "runs");
   f.require_list(runs, "runs", "a list of runs");
@@ -186,11 +183,21 @@ std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_
   return out;
 }
 
+}  // namespace
+
+std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
+                                              const std::filesystem::path& topologies_dir) {
+  const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
+  return read_runs(f, f.load(), topologies_dir);
+}
+
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
                                           const std::filesystem::path& topologies_dir) {
+  const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
+  const YAML::Node root = f.load();
   ValidationSummary summary;
   double error_sum = 0;
-  for (const PublishedRun& run : read_published_runs(runs_file, topologies_dir)) {
+  for (const PublishedRun& run : read_runs(f, root, topologies_dir)) {
     const SimulationResult sim = simulate(run.scenario);
     const double iteration_s = sim.engine.iteration_s;
     const double predicted =
@@ -212,8 +219,6 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
-  const YamlFields f(runs_file, NullValues::unpublished);
-  const YAML::Node root = f.load();
   if (f.has(root, "collectives")) {
     const YAML::Node collectives = root["collectives"];
     f.require_list(collectives, "collectives", "a list of nccl-tests runs");
