@@ -56,7 +56,8 @@ void CompareView::setRuns(const std::vector<RunPtr>& runs) {
 
 void CompareView::refresh() {
   const QStringList settings = {"scenario", "gpus", "layout", "events"};
-  const std::vector<HeadlineFigure> names = headline_figures(Report{}, cost_ ? cost_(Report{}) : TrainingCost{});
+  const Report no_run;  // only the figures' names and labels are read
+  const std::vector<HeadlineFigure> names = headline_figures(no_run, cost_ ? cost_(no_run) : TrainingCost{});
   row_keys_ = settings;
   QStringList row_labels = {"scenario", "GPUs", "layout", "events"};
   for (const HeadlineFigure& f : names) {

@@ -127,7 +127,7 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
   form->addRow("recompute", comboField("training.recompute", {"none", "selective", "full"}, "activation recomputation"));
-  form->addRow("attention", comboField("training.attention", {"auto", "unfused", "flash2", "cudnn"},
+  form->addRow("attention", comboField("training.attention", {"auto", "unfused", "flash1", "flash2", "cudnn"},
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
   return box;
 }

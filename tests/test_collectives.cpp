@@ -4,6 +4,7 @@
 // values; base latency of the bulk protocols 142.4 us for Simple and 148 us for LL128).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "collective_model.hpp"
@@ -163,6 +164,31 @@ TEST(CollectiveTime, TwoRingsSharingANicEachGetHalfTheBandwidth) {
   topo.node.nics = 1;
   const double S = 1e9;
   EXPECT_NEAR(simulated_s(topo, 2, {{0, 2}, {1, 3}}, {.bytes = S}), 170.4 * kUs + S / 25e9, 1e-6);
+}
+
+// An all-reduce on the communication stream beside `compute_s` of compute, then a wait for it:
+// the wait exposes max(0, T - compute) of its T seconds, and min(T, compute) is hidden.
+TEST(CollectiveOverlap, ExposedIsWhatOutlastsTheCompute) {
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double S = 1e9, T = 190.0 * kUs + 1.75 * S / 100e9;  // ring, Simple (first test above)
+  for (double compute_s : {0.010, 0.030}) {
+    Workload w;
+    w.ranks.resize(8);
+    w.groups.push_back({"tp", kEight});
+    for (RankProgram& rank : w.ranks) {
+      rank.tasks.push_back({.kind = TaskKind::collective, .group = 0, .bytes = S, .algorithm = Algo::ring,
+                            .protocol = Protocol::simple, .overlapped = true});
+      rank.tasks.push_back({.kind = TaskKind::compute, .compute_s = compute_s});
+      rank.tasks.push_back({.kind = TaskKind::wait_overlapped, .overlapped_done = 1});
+    }
+    const SimulationResult r = simulate_workload(topo, 1, test::kSpeed, w, {});
+    const CommunicationTimes tp = r.engine.ranks[3].communication_by_kind.at("tp");
+    EXPECT_NEAR(tp.total_s, T, 1e-6) << compute_s;
+    EXPECT_NEAR(tp.exposed_s, std::max(0.0, T - compute_s), 1e-6) << compute_s;
+    EXPECT_NEAR(tp.hidden_s(), std::min(T, compute_s), 1e-6) << compute_s;
+    EXPECT_NEAR(r.engine.ranks[3].communication_s, tp.exposed_s, 1e-9);
+    EXPECT_NEAR(r.engine.iteration_s, std::max(T, compute_s), 1e-6) << compute_s;
+  }
 }
 
 TEST(CollectiveChoice, LikeNcclBySizeAndShape) {

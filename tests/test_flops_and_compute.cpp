@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "device_spec.hpp"
+#include "gemm_shape.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
 #include "transformer_ops.hpp"
@@ -102,6 +103,38 @@ Operator find_op(const std::vector<Operator>& ops, const std::string& name) {
   return {};
 }
 
+// OpenXLA's H100 table (gemm_shape.cpp): bf16 TFLOP/s of a batch-4, 4096 x 4096 GEMM is 793.1 at
+// k = 4096 (the reference), 503.9 at k = 256 and 619.9 at k = 512; one 256^3 GEMM runs at 6.5.
+TEST(GemmShape, RatesRelativeToTheLargestMeasuredGemm) {
+  EXPECT_DOUBLE_EQ(gemm_shape_factor(16384, 4096, 4096), 1.0);
+  EXPECT_NEAR(gemm_shape_factor(16384, 4096, 256), 503.9 / 793.1, 1e-12);
+  EXPECT_NEAR(gemm_shape_factor(256, 256, 256), 6.5 / 793.1, 1e-12);
+  // Linear in log2(k) between the measured sizes: k = 362 is halfway from 256 to 512.
+  EXPECT_NEAR(gemm_shape_factor(16384, 4096, std::sqrt(256.0 * 512)), (503.9 + 619.9) / 2 / 793.1, 1e-9);
+  // Beyond the table: the edge values, so a large GEMM runs at the default GEMM efficiency.
+  EXPECT_DOUBLE_EQ(gemm_shape_factor(65536, 12288, 49152), 1.0);
+  EXPECT_NEAR(gemm_shape_factor(65536, 8192, 256), 503.9 / 793.1, 1e-12);
+}
+
+TEST(GemmShape, ScalesTheDefaultGemmEfficiencyOfALayersGemms) {
+  // A 125M-parameter GPT (hidden 768) at 16384 tokens per micro-batch: the QKV GEMM's k = 768 lies
+  // between the measured 512 and 1024; it runs at 0.80 x its shape factor of the bf16 peak.
+  RankShape r = attention_shape("h100-sxm", AttentionKernel::flash2, 2048);
+  r.batch = 8;
+  r.hidden = 768;
+  r.heads = r.kv_heads = 12;
+  r.head_dim = 64;
+  const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const Operator qkv = find_op(layer_forward_ops(r), "qkv_gemm");
+  const double factor = gemm_shape_factor(16384, 3 * 768, 768);
+  EXPECT_LT(factor, 0.9);
+  EXPECT_NEAR(cm.time_s(qkv), 2.0 * 16384 * 768 * 2304 / (989.4e12 * 0.80 * factor), 1e-12);
+  // Backward: dgrad [16384 x 2304] x [2304 x 768], then wgrad [768 x 16384] x [16384 x 2304].
+  const Operator bwd = find_op(layer_backward_ops(r), "qkv_gemm");
+  const double dgrad = gemm_shape_factor(16384, 768, 2304), wgrad = gemm_shape_factor(768, 2304, 16384);
+  EXPECT_NEAR(cm.time_s(bwd), qkv.flops / (989.4e12 * 0.80) * (1 / dgrad + 1 / wgrad), 1e-12);
+}
+
 TEST(FusedAttention, FlopsAreFlashAttentionsCount) {
   // 4*b*heads*s^2*d forward, halved by the causal mask; backward 2.5x (FlashAttention's
   // benchmark_flash_attention.py convention).
@@ -133,6 +166,23 @@ TEST(FusedAttention, RunsAtThePublishedH100Rates) {
   const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
   const double tflops = 484 + (std::log2(3072.0) - 11) * (518 - 484);
   EXPECT_NEAR(cm.time_s(fwd), fwd.flops / (tflops * 1e12), 1e-9 * cm.time_s(fwd));
+}
+
+TEST(FusedAttention, FlashAttentionV1AtItsPublishedShareOfPeak) {
+  // Dao 2023 (FlashAttention-2), abstract: v1 reaches 25-40% of the A100's peak, v2 50-73%.
+  const ComputeModel a100(*find_device("a100-80gb-sxm"), Precision::bf16, default_efficiencies());
+  for (double seq : {512.0, 16384.0}) {
+    const RankShape r = attention_shape("a100-80gb-sxm", AttentionKernel::flash1, seq);
+    const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
+    const double share = seq == 512 ? 0.25 : 0.40;
+    EXPECT_NEAR(a100.time_s(fwd), fwd.flops / (312e12 * share), 1e-9 * a100.time_s(fwd)) << seq;
+  }
+  // H100: FlashAttention-2's published rate (298 TFLOP/s causal forward at 2k) times v1's A100
+  // share relative to v2's at that length (0.31 / 0.60).
+  const ComputeModel h100(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const RankShape r = attention_shape("h100-sxm", AttentionKernel::flash1, 2048);
+  const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
+  EXPECT_NEAR(h100.time_s(fwd), fwd.flops / (298e12 * 0.31 / 0.60), 1e-9 * h100.time_s(fwd));
 }
 
 TEST(FusedAttention, StaysBf16WhenTheGemmsRunInFp8) {

@@ -44,8 +44,10 @@ TEST(MicroBatchSamples, PpAndTwicePpWhenThatIsCheaper) {
 TEST(MicroBatchSamples, ExtrapolatesEveryTimeAffinely) {
   SimulationResult small, large;
   small.engine.iteration_s = 10, large.engine.iteration_s = 18;
-  small.engine.ranks = {{.finish_s = 10, .compute_s = 6, .communication_s = 1, .bubble_s = 3}};
-  large.engine.ranks = {{.finish_s = 18, .compute_s = 12, .communication_s = 2, .bubble_s = 4}};
+  small.engine.ranks = {{.finish_s = 10, .compute_s = 6, .communication_s = 1, .bubble_s = 3,
+                         .communication_by_kind = {{"tp", {.total_s = 3, .exposed_s = 1}}}}};
+  large.engine.ranks = {{.finish_s = 18, .compute_s = 12, .communication_s = 2, .bubble_s = 4,
+                         .communication_by_kind = {{"tp", {.total_s = 5, .exposed_s = 2}}}}};
   small.engine.activities = 100, large.engine.activities = 200;
   const SimulationResult r = extrapolate_micro_batches(small, large, {4, 8}, 32);
   EXPECT_DOUBLE_EQ(r.engine.iteration_s, 66);
@@ -53,6 +55,9 @@ TEST(MicroBatchSamples, ExtrapolatesEveryTimeAffinely) {
   EXPECT_DOUBLE_EQ(r.engine.ranks[0].compute_s, 12 + 24 * 1.5);
   EXPECT_DOUBLE_EQ(r.engine.ranks[0].communication_s, 2 + 24 * 0.25);
   EXPECT_DOUBLE_EQ(r.engine.ranks[0].bubble_s, 4 + 24 * 0.25);
+  // TP ran 0.5 s more per micro-batch, 0.25 s of it exposed.
+  EXPECT_DOUBLE_EQ(r.engine.ranks[0].communication_by_kind.at("tp").total_s, 5 + 24 * 0.5);
+  EXPECT_DOUBLE_EQ(r.engine.ranks[0].communication_by_kind.at("tp").exposed_s, 2 + 24 * 0.25);
   EXPECT_EQ(r.engine.activities, 300);
 }
 

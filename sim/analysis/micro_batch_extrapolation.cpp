@@ -36,6 +36,13 @@ SimulationResult extrapolate_micro_batches(const SimulationResult& small, const 
     t.compute_s = affine(a.compute_s, b.compute_s, samples, micro_batches);
     t.communication_s = affine(a.communication_s, b.communication_s, samples, micro_batches);
     t.bubble_s = affine(a.bubble_s, b.bubble_s, samples, micro_batches);
+    for (auto& [kind, c] : t.communication_by_kind) {
+      const auto in_small = a.communication_by_kind.find(kind);
+      const CommunicationTimes s = in_small == a.communication_by_kind.end() ? CommunicationTimes{} : in_small->second;
+      const CommunicationTimes& l = b.communication_by_kind.at(kind);
+      c.total_s = affine(s.total_s, l.total_s, samples, micro_batches);
+      c.exposed_s = affine(s.exposed_s, l.exposed_s, samples, micro_batches);
+    }
   }
   out.engine.activities = small.engine.activities + large.engine.activities;
   out.platform_build_wall_s = small.platform_build_wall_s + large.platform_build_wall_s;

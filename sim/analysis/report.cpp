@@ -30,9 +30,14 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
     // Time after a rank's last task is pipeline drain: bubble too.
     b.bubble_s += t.bubble_s + (rep.iteration_s - t.finish_s);
     b.other_s += t.finish_s - (t.compute_s + t.communication_s + t.bubble_s);
+    for (const auto& [kind, c] : t.communication_by_kind) {
+      b.communication_by_kind[kind].total_s += c.total_s;
+      b.communication_by_kind[kind].exposed_s += c.exposed_s;
+    }
   }
   const double n = double(r.engine.ranks.size());
-  b = {b.compute_s / n, b.communication_s / n, b.bubble_s / n, b.other_s / n};
+  b.compute_s /= n, b.communication_s /= n, b.bubble_s /= n, b.other_s /= n;
+  for (auto& [kind, c] : b.communication_by_kind) c.total_s /= n, c.exposed_s /= n;
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
   rep.simulated_activities = r.engine.activities;
@@ -56,6 +61,8 @@ std::string format_report_text(const Report& r) {
   out += "breakdown (mean over GPUs)\n";
   out += fmt::format("  compute                 {:9.4f} s  {:5.1f} %\n", b.compute_s, pct(b.compute_s));
   out += fmt::format("  exposed communication   {:9.4f} s  {:5.1f} %\n", b.communication_s, pct(b.communication_s));
+  for (const auto& [kind, c] : b.communication_by_kind)
+    out += fmt::format("    {:<4} {:9.4f} s exposed, {:.4f} s hidden under compute\n", kind, c.exposed_s, c.hidden_s());
   out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
@@ -85,6 +92,13 @@ nlohmann::json memory_to_json(const MemoryBreakdown& m) {
   };
 }
 
+nlohmann::json communication_to_json(const std::map<std::string, CommunicationTimes>& by_kind) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [kind, c] : by_kind)
+    j[kind] = {{"total", c.total_s}, {"exposed", c.exposed_s}, {"hidden", c.hidden_s()}};
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json report_to_json(const Report& r) {
@@ -105,6 +119,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"breakdown_mean_s",
        {{"compute", b.compute_s}, {"exposed_communication", b.communication_s}, {"pipeline_bubble", b.bubble_s},
         {"other", b.other_s}}},
+      {"communication_by_kind_mean_s", communication_to_json(b.communication_by_kind)},
       {"memory_per_gpu", memory_to_json(r.memory)},
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},

@@ -1,5 +1,6 @@
 #pragma once
 // Headline numbers of one simulated iteration, derived from the engine's per-rank times.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,6 +15,9 @@ struct Breakdown {
   double communication_s = 0;  // exposed: not hidden behind compute
   double bubble_s = 0;  // waiting for a pipeline neighbour, or for the pipeline to drain
   double other_s = 0;    // anything else (zero unless a rank is blocked outside these)
+  // Each kind of communication ("tp", "cp", "ep", "dp", "edp", "pp"): how long it ran and how
+  // much of it was exposed; the exposed times add up to communication_s.
+  std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
 struct Report {

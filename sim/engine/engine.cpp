@@ -233,9 +233,21 @@ class RankActor {
       }
     }
     const double end = sg4::Engine::get_clock();
-    if (span == SpanKind::collective) s_.ranks[rank_].communication_s += end - start;
+    CommunicationTimes& kind = communication_of(task);
+    kind.total_s += end - start;
+    if (span == SpanKind::collective) {
+      s_.ranks[rank_].communication_s += end - start;
+      kind.exposed_s += end - start;
+    }
     record(span, task, start, end);
   }
+
+  CommunicationTimes& communication_of(const Task& task) {
+    const std::string& kind =
+        task.kind == TaskKind::collective ? s_.workload.groups[size_t(task.group)].kind : kPipeline;
+    return s_.ranks[rank_].communication_by_kind[kind];
+  }
+  static inline const std::string kPipeline = "pp";
 
   // When a failed link or host fails one of the flows, the others are cancelled before the
   // failure propagates: SimGrid aborts when a comm still running is destroyed.
@@ -274,14 +286,22 @@ class RankActor {
       });
     }
     stream_queue_.push_back(&task);
+    stream_issued_tasks_.push_back(&task);
     ++stream_issued_;
     stream_queued_->release();
   }
 
-  // Time spent here is communication the compute did not hide.
+  // Time spent here is communication the compute did not hide. The stream runs its collectives
+  // in issue order, so the time until each awaited one completes is charged to its kind.
   void wait_overlapped(const Task& task) {
     const double start = sg4::Engine::get_clock();
-    for (; stream_waited_ < std::min(task.overlapped_done, stream_issued_); ++stream_waited_) stream_done_->acquire();
+    double mark = start;
+    for (; stream_waited_ < std::min(task.overlapped_done, stream_issued_); ++stream_waited_) {
+      stream_done_->acquire();
+      const double now = sg4::Engine::get_clock();
+      communication_of(*stream_issued_tasks_[size_t(stream_waited_)]).exposed_s += now - mark;
+      mark = now;
+    }
     const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].communication_s += end - start;
     record(SpanKind::collective, task, start, end);
@@ -328,6 +348,9 @@ class RankActor {
     s_.ranks[rank_].bubble_s += transfer_start - posted;
     if (s_.record_waits) s_.waited_on_s[size_t(task.peer)] += transfer_start - posted;
     s_.ranks[rank_].communication_s += end - transfer_start;
+    CommunicationTimes& pipeline = communication_of(task);
+    pipeline.total_s += end - transfer_start;
+    pipeline.exposed_s += end - transfer_start;
     record(SpanKind::bubble, task, posted, transfer_start);
     record(SpanKind::p2p_transfer, task, transfer_start, end);
   }
@@ -342,6 +365,7 @@ class RankActor {
   sg4::ActorPtr stream_actor_;
   sg4::SemaphorePtr stream_queued_, stream_done_;
   std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
+  std::vector<const Task*> stream_issued_tasks_;  // every overlapped collective, in issue order
   int stream_issued_ = 0, stream_waited_ = 0;
 };
 

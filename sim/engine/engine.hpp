@@ -2,6 +2,7 @@
 // Executes a Workload on a SimGrid platform: one actor per GPU, mailboxes for every transfer
 // (DESIGN.md "Scale"). Must run inside a process whose SimGrid Engine already holds the platform.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,14 @@
 
 namespace dtsim {
 
+// One kind of communication on one GPU: how long its collectives or transfers ran, and how much
+// of that the GPU spent waiting for them (exposed); the rest ran under compute (hidden).
+struct CommunicationTimes {
+  double total_s = 0;
+  double exposed_s = 0;
+  double hidden_s() const { return total_s - exposed_s; }
+};
+
 // Where one GPU's time went. compute + communication + bubble + idle = iteration time.
 struct RankTimes {
   double finish_s = 0;
@@ -17,6 +26,9 @@ struct RankTimes {
   double communication_s = 0;  // inside collectives and p2p transfers, waiting for peers included,
                                // and waiting for overlapped collectives that outlast the compute
   double bubble_s = 0;         // waiting for a pipeline neighbour that has not sent yet
+  // By CommGroup::kind ("tp", "cp", "ep", "dp", "edp") and "pp" for pipeline transfers; the
+  // exposed times add up to communication_s.
+  std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
 // overlapped_collective: on the rank's communication stream, concurrent with its compute.

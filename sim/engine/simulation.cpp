@@ -108,7 +108,11 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
 
 json to_json(const SimulationResult& r) {
   json ranks = json::array();
-  for (const RankTimes& t : r.engine.ranks) ranks.push_back({t.finish_s, t.compute_s, t.communication_s, t.bubble_s});
+  for (const RankTimes& t : r.engine.ranks) {
+    json by_kind = json::object();
+    for (const auto& [kind, c] : t.communication_by_kind) by_kind[kind] = {c.total_s, c.exposed_s};
+    ranks.push_back({t.finish_s, t.compute_s, t.communication_s, t.bubble_s, by_kind});
+  }
   json spans = json::array();
   for (const TraceSpan& sp : r.engine.spans)
     spans.push_back({sp.rank, int(sp.kind), int(sp.phase), sp.micro_batch, sp.start_s, sp.end_s, sp.group,
@@ -132,7 +136,10 @@ SimulationResult from_json(const json& j) {
   r.engine.activities = j["activities"];
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
-  for (const json& t : j["ranks"]) r.engine.ranks.push_back({t[0], t[1], t[2], t[3]});
+  for (const json& t : j["ranks"]) {
+    RankTimes& times = r.engine.ranks.emplace_back(RankTimes{t[0], t[1], t[2], t[3], {}});
+    for (const auto& [kind, c] : t[4].items()) times.communication_by_kind[kind] = {c[0], c[1]};
+  }
   for (const json& sp : j["spans"])
     r.engine.spans.push_back({sp[0], SpanKind(sp[1].get<int>()), Phase(sp[2].get<int>()), sp[3], sp[4], sp[5], sp[6],
                               CollectiveKind(sp[7].get<int>())});

@@ -28,6 +28,10 @@ constexpr Curve kH100CudnnBackward = {305, 408, 465, 499, 518, 516};
 // not in this repository.
 constexpr Curve kA100Flash2 = {0.50, 0.55, 0.60, 0.65, 0.70, 0.73};
 
+// FlashAttention (v1, Dao et al. 2022) and its Triton port: the same abstract puts it at "only
+// 25-40% of the theoretical maximum FLOPs/s" on A100, spread over the lengths as above.
+constexpr Curve kA100Flash1 = {0.25, 0.28, 0.31, 0.34, 0.37, 0.40};
+
 double interpolate(const Curve& fraction, double seq_len) {
   const double x = std::clamp(std::log2(std::max(seq_len, 1.0)) - 9.0, 0.0, double(kLengths - 1));
   const int i = std::min(int(x), kLengths - 2);
@@ -41,10 +45,21 @@ Curve of_peak(const Curve& tflops, double peak) {
   return c;
 }
 
+// v1 on Hopper: no published figure. Its kernels, like FlashAttention-2's, use no Hopper-only
+// instructions, so it is taken at FlashAttention-2's H100 rate scaled by v1's A100 rate relative
+// to v2's (the two A100 curves above, length by length).
+Curve hopper_flash1(const Curve& flash2_of_peak) {
+  Curve c{};
+  for (int i = 0; i < kLengths; ++i) c[i] = flash2_of_peak[i] * kA100Flash1[i] / kA100Flash2[i];
+  return c;
+}
+
 const Curve& hopper_curve(AttentionKernel k, AttentionPass pass, bool causal) {
   static const Curve f2 = of_peak(kH100Flash2Forward, kH100Peak), f2c = of_peak(kH100Flash2ForwardCausal, kH100Peak),
                      f2b = of_peak(kH100Flash2Backward, kH100Peak), cu = of_peak(kH100CudnnForward, kH100Peak),
                      cuc = of_peak(kH100CudnnForwardCausal, kH100Peak), cub = of_peak(kH100CudnnBackward, kH100Peak);
+  static const Curve f1 = hopper_flash1(f2), f1c = hopper_flash1(f2c), f1b = hopper_flash1(f2b);
+  if (k == AttentionKernel::flash1) return pass == AttentionPass::backward ? f1b : causal ? f1c : f1;
   if (k == AttentionKernel::flash2) return pass == AttentionPass::backward ? f2b : causal ? f2c : f2;
   return pass == AttentionPass::backward ? cub : causal ? cuc : cu;
 }
@@ -55,13 +70,14 @@ const char* to_string(AttentionKernel k) {
   switch (k) {
     case AttentionKernel::automatic: return "auto";
     case AttentionKernel::unfused: return "unfused";
+    case AttentionKernel::flash1: return "flash1";
     case AttentionKernel::flash2: return "flash2";
     case AttentionKernel::cudnn: return "cudnn";
   }
   return "?";
 }
 
-std::vector<std::string> attention_kernel_names() { return {"auto", "unfused", "flash2", "cudnn"}; }
+std::vector<std::string> attention_kernel_names() { return {"auto", "unfused", "flash1", "flash2", "cudnn"}; }
 
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device) {
   if (k != AttentionKernel::automatic) return k;
@@ -70,8 +86,8 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& de
 
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
                                   const DeviceSpec& device) {
-  // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates.
-  if (device.sm_arch < 90) return interpolate(kA100Flash2, seq_len);
+  // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates (v1: its own).
+  if (device.sm_arch < 90) return interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
   // Blackwell is taken at Hopper's fraction of its own peak until it is measured.
   return interpolate(hopper_curve(k, pass, causal), seq_len);
 }

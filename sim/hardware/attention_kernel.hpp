@@ -4,6 +4,8 @@
 //
 // unfused: Megatron-LM 2021-22: QK^T and PV as batched GEMMs, the s x s score matrix written to
 //   HBM and read back by a memory-bound softmax and dropout.
+// flash1: FlashAttention (Dao et al. 2022) and its Triton port, as 2022-23 stacks ran it (e.g.
+//   llm-foundry's MPT with attn_impl: triton): fused, but about half FlashAttention-2's rate.
 // flash2: FlashAttention-2 (Dao 2023): one fused kernel, no score matrix in HBM, causal blocks
 //   skipped; what PyTorch's scaled_dot_product_attention runs (TorchTitan, llm-foundry).
 // cudnn: cuDNN's fused attention on Hopper and later, what Transformer Engine (Megatron-Core,
@@ -15,7 +17,7 @@
 
 namespace dtsim {
 
-enum class AttentionKernel { automatic, unfused, flash2, cudnn };
+enum class AttentionKernel { automatic, unfused, flash1, flash2, cudnn };
 enum class AttentionPass { forward, backward };
 
 const char* to_string(AttentionKernel k);
@@ -26,7 +28,7 @@ std::vector<std::string> attention_kernel_names();  // as scenario files spell t
 // llm-foundry) runs FlashAttention-2 on Hopper too: flash2 states that. Other than automatic, `k` is kept.
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device);
 
-// Fraction of device.bf16_flops a fused kernel (flash2, cudnn) reaches on one pass at sequence
+// Fraction of device.bf16_flops a fused kernel (flash1, flash2, cudnn) reaches on one pass at sequence
 // length `seq_len` (keys per query), counting the FLOPs it performs (causal: half the score
 // matrix). Head dimension 128, piecewise linear in log2(seq_len) between the published lengths
 // 512..16k, constant beyond.

@@ -21,6 +21,8 @@ double ComputeModel::time_s(const Operator& op) const {
   } else if (!curve.empty()) {
     if (measured_by_flops(op.kind)) e.compute = curve.at(op.flops);
     else e.memory = curve.at(op.bytes);
+  } else {
+    e.compute *= op.shape_efficiency;
   }
   const double peak = op.kind == OperatorKind::gemm ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization) : 0.0;

@@ -2,9 +2,10 @@
 // Roofline time of one operator on one GPU:
 //   time = max(flops / (peak * eff.compute), bytes / (hbm_bw * eff.memory)),
 // eff from the measured curve of the operator's kind at its size where a calibration has one
-// (measured_efficiency.hpp), else from the per-kind table. Efficiencies are fractions of the
-// device's own peaks, so a curve measured on one GPU type and applied to another scales
-// compute-bound times by the peak FLOP/s ratio and memory-bound ones by the HBM bandwidth ratio.
+// (measured_efficiency.hpp), else from the per-kind table (times a GEMM's shape efficiency).
+// Efficiencies are fractions of the device's own peaks, so a curve measured on one GPU type and
+// applied to another scales compute-bound times by the peak FLOP/s ratio and memory-bound ones by
+// the HBM bandwidth ratio.
 // Only dense GEMMs run in FP8 when training in fp8 (Transformer Engine's recipe: attention and
 // everything else stay bf16), so other kinds use the bf16 peak then.
 #include "device_spec.hpp"
@@ -25,6 +26,11 @@ struct Operator {
   // Fraction of peak FLOP/s a fused kernel reaches at this shape, from its published benchmark
   // (attention_kernel.hpp); 0: the kind's measured curve or default table decides.
   double kernel_efficiency = 0;
+  // Dense GEMMs: [m x k] x [k x n] (0 for other operators), and the fraction of the large-GEMM
+  // rate (the default table's) the kernels of this operator reach at their shapes
+  // (gemm_shape.hpp). A measured curve already holds its shapes' rates and ignores it.
+  double m = 0, n = 0, k = 0;
+  double shape_efficiency = 1;
 };
 
 class ComputeModel {

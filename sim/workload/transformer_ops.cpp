@@ -3,22 +3,40 @@
 #include <cmath>
 
 #include "device_spec.hpp"
+#include "gemm_shape.hpp"
 
 namespace dtsim {
 
 namespace {
 
-// A GEMM [m x k] x [k x n]: 2mkn FLOPs, reads both inputs and writes the output once.
+// A GEMM [m x k] x [k x n]: 2mkn FLOPs, reads both inputs and writes the output once, at the
+// rate its shape reaches (gemm_shape.hpp).
 Operator gemm(const char* name, double m, double k, double n, double e) {
-  return {name, OperatorKind::gemm, 2 * m * k * n, (m * k + k * n + m * n) * e};
+  Operator op{name, OperatorKind::gemm, 2 * m * k * n, (m * k + k * n + m * n) * e};
+  op.m = m, op.n = n, op.k = k;
+  op.shape_efficiency = gemm_shape_factor(m, n, k);
+  return op;
 }
 
-// Backward of a GEMM: dgrad and wgrad, each as large as the forward.
-Operator gemm_backward(const char* name, const Operator& fwd) {
-  return {name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes, fwd.tile_utilization};
+// The backward GEMMs, each as large as the forward: dgrad [m x n] x [n x k] and wgrad
+// [k x m] x [m x n], whose reduction runs over the m tokens. 1 for batched attention GEMMs.
+enum class BackwardGemm { dgrad, wgrad };
+double backward_shape_efficiency(const Operator& fwd, BackwardGemm which) {
+  if (fwd.m <= 0) return 1;
+  return which == BackwardGemm::dgrad ? gemm_shape_factor(fwd.m, fwd.k, fwd.n) : gemm_shape_factor(fwd.k, fwd.n, fwd.m);
 }
-Operator gemm_half_backward(const char* name, const Operator& fwd) {
-  return {name, fwd.kind, fwd.flops, fwd.bytes, fwd.tile_utilization};
+
+// Both backward GEMMs, one after the other: equal FLOPs, so the harmonic mean of their rates.
+Operator gemm_backward(const char* name, const Operator& fwd) {
+  Operator op{name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes, fwd.tile_utilization};
+  op.shape_efficiency = 2 / (1 / backward_shape_efficiency(fwd, BackwardGemm::dgrad) +
+                             1 / backward_shape_efficiency(fwd, BackwardGemm::wgrad));
+  return op;
+}
+Operator gemm_half_backward(const char* name, const Operator& fwd, BackwardGemm which) {
+  Operator op{name, fwd.kind, fwd.flops, fwd.bytes, fwd.tile_utilization};
+  op.shape_efficiency = backward_shape_efficiency(fwd, which);
+  return op;
 }
 
 // Attention's batched GEMMs have head_dim as their inner (QK^T) or output (PV) dimension.
@@ -153,7 +171,7 @@ std::vector<Operator> layer_backward_ops(const RankShape& r) {
 std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
   std::vector<Operator> ops;
   for (const Operator& f : layer_forward_ops(r)) {
-    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f));  // dgrad
+    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f, BackwardGemm::dgrad));
     else ops.push_back(backward_of(f, r));
   }
   return ops;
@@ -162,7 +180,7 @@ std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
 std::vector<Operator> layer_backward_weight_ops(const RankShape& r) {
   std::vector<Operator> ops;
   for (const Operator& f : layer_forward_ops(r))
-    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f));  // wgrad
+    if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f, BackwardGemm::wgrad));
   return ops;
 }
 
