@@ -15,6 +15,7 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "attention_kernel.hpp"
 #include "device_spec.hpp"
 #include "memory_model.hpp"
 #include "transformer_config.hpp"
@@ -29,10 +30,10 @@ const QString kHfItem = "Hugging Face config.json…";
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-QStringList preset_names() {
-  QStringList names;
-  for (const std::string& n : model_preset_names()) names << q(n);
-  return names;
+QStringList q(const std::vector<std::string>& items) {
+  QStringList list;
+  for (const std::string& s : items) list << q(s);
+  return list;
 }
 
 void set_text(QWidget* w, const QString& text) {
@@ -106,7 +107,7 @@ QWidget* ScenarioPanel::buildModel() {
   form->addRow("name", lineField("name", "the scenario's name (reports, run labels)"));
   auto* model = new QComboBox;
   model->setObjectName("model.preset");
-  model->addItems(preset_names());
+  model->addItems(q(model_preset_names()));
   model->addItem(kHfItem);
   model->setToolTip("a built-in model preset, or a Hugging Face config.json");
   connect(model, &QComboBox::activated, this, &ScenarioPanel::chooseModel);
@@ -127,7 +128,7 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
   form->addRow("recompute", comboField("training.recompute", {"none", "selective", "full"}, "activation recomputation"));
-  form->addRow("attention", comboField("training.attention", {"auto", "unfused", "flash1", "flash2", "cudnn"},
+  form->addRow("attention", comboField("training.attention", q(attention_kernel_names()),
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
   return box;
 }
@@ -158,9 +159,7 @@ QWidget* ScenarioPanel::buildParallelism() {
 QWidget* ScenarioPanel::buildCluster() {
   auto* box = new QGroupBox("Cluster");
   auto* form = new QFormLayout(box);
-  QStringList gpus;
-  for (const std::string& id : device_ids()) gpus << q(id);
-  form->addRow("GPU", comboField("cluster.gpu", gpus, "GPU type"));
+  form->addRow("GPU", comboField("cluster.gpu", q(device_ids()), "GPU type"));
   form->addRow("nodes", lineField("cluster.nodes", "nodes in the cluster"));
   auto* topology = comboField("cluster.topology", {}, "topology file (topologies/)");
   for (const QFileInfo& f : QDir(topologies_dir_).entryInfoList({"*.yaml"}, QDir::Files, QDir::Name))

@@ -96,7 +96,8 @@ TEST(HeadlineFigures, TimeAndCostToTrainByHand) {
   EXPECT_EQ(f[5].label, "time to train 300B tokens");
   EXPECT_EQ(f[5].text, "3.5 days");  // 3e5 s
   EXPECT_EQ(f[7].text, "$170667");
-  EXPECT_EQ(training_cost(Report{}, 300e9, 2.0).time_s, 0);  // no throughput: nothing to say
+  const Report no_throughput;
+  EXPECT_EQ(training_cost(no_throughput, 300e9, 2.0).time_s, 0);  // nothing to say
   EXPECT_EQ(headline_csv({"a,b"}, {f}).substr(0, 30), "run,iteration_s,tokens_per_s,m");
   EXPECT_NE(headline_csv({"a,b"}, {f}).find("\n\"a,b\",10,1000000,156,50,70,"), std::string::npos);
 }

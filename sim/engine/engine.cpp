@@ -286,8 +286,7 @@ class RankActor {
       });
     }
     stream_queue_.push_back(&task);
-    stream_issued_tasks_.push_back(&task);
-    ++stream_issued_;
+    stream_issued_.push_back(&task);
     stream_queued_->release();
   }
 
@@ -296,10 +295,11 @@ class RankActor {
   void wait_overlapped(const Task& task) {
     const double start = sg4::Engine::get_clock();
     double mark = start;
-    for (; stream_waited_ < std::min(task.overlapped_done, stream_issued_); ++stream_waited_) {
+    const int issued = int(stream_issued_.size());
+    for (; stream_waited_ < std::min(task.overlapped_done, issued); ++stream_waited_) {
       stream_done_->acquire();
       const double now = sg4::Engine::get_clock();
-      communication_of(*stream_issued_tasks_[size_t(stream_waited_)]).exposed_s += now - mark;
+      communication_of(*stream_issued_[size_t(stream_waited_)]).exposed_s += now - mark;
       mark = now;
     }
     const double end = sg4::Engine::get_clock();
@@ -365,8 +365,8 @@ class RankActor {
   sg4::ActorPtr stream_actor_;
   sg4::SemaphorePtr stream_queued_, stream_done_;
   std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
-  std::vector<const Task*> stream_issued_tasks_;  // every overlapped collective, in issue order
-  int stream_issued_ = 0, stream_waited_ = 0;
+  std::vector<const Task*> stream_issued_;  // every overlapped collective, in issue order
+  int stream_waited_ = 0;                   // how many of them the rank has waited for
 };
 
 }  // namespace

@@ -77,7 +77,11 @@ const char* to_string(AttentionKernel k) {
   return "?";
 }
 
-std::vector<std::string> attention_kernel_names() { return {"auto", "unfused", "flash1", "flash2", "cudnn"}; }
+std::vector<std::string> attention_kernel_names() {
+  std::vector<std::string> names;
+  for (AttentionKernel k : kAttentionKernels) names.push_back(to_string(k));
+  return names;
+}
 
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device) {
   if (k != AttentionKernel::automatic) return k;

@@ -18,6 +18,9 @@
 namespace dtsim {
 
 enum class AttentionKernel { automatic, unfused, flash1, flash2, cudnn };
+inline constexpr AttentionKernel kAttentionKernels[] = {AttentionKernel::automatic, AttentionKernel::unfused,
+                                                        AttentionKernel::flash1, AttentionKernel::flash2,
+                                                        AttentionKernel::cudnn};
 enum class AttentionPass { forward, backward };
 
 const char* to_string(AttentionKernel k);

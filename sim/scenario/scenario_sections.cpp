@@ -105,8 +105,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
     if (recompute == to_string(r)) t.recompute = r;
 
   const std::string attention = f.choice(training, at, "attention", attention_kernel_names(), "auto");
-  for (AttentionKernel k : {AttentionKernel::automatic, AttentionKernel::unfused, AttentionKernel::flash1,
-                            AttentionKernel::flash2, AttentionKernel::cudnn})
+  for (AttentionKernel k : kAttentionKernels)
     if (attention == to_string(k)) t.attention = k;
   return t;
 }
