@@ -191,6 +191,31 @@ TEST(CollectiveOverlap, ExposedIsWhatOutlastsTheCompute) {
   }
 }
 
+// The same with the collective's kernels holding a quarter of the GPU's SMs: the compute runs at
+// 3/4 of its rate while the collective runs. 10 ms of compute outlasts nothing: it ends at
+// 10 / 0.75 = 13.3 ms, before the 17.69 ms collective. 30 ms of compute loses a quarter of the
+// collective's time: 30 + T / 4.
+TEST(CollectiveOverlap, ComputeBesideACollectiveLosesItsSmShare) {
+  const TopologySpec topo = test_topology("nvswitch-8");
+  const double S = 1e9, T = 190.0 * kUs + 1.75 * S / 100e9, share = 0.25;
+  for (double compute_s : {0.010, 0.030}) {
+    Workload w;
+    w.ranks.resize(8);
+    w.groups.push_back({"tp", kEight});
+    w.collective_sm_share = share;
+    for (RankProgram& rank : w.ranks) {
+      rank.tasks.push_back({.kind = TaskKind::collective, .group = 0, .bytes = S, .algorithm = Algo::ring,
+                            .protocol = Protocol::simple, .overlapped = true});
+      rank.tasks.push_back({.kind = TaskKind::compute, .compute_s = compute_s});
+      rank.tasks.push_back({.kind = TaskKind::wait_overlapped, .overlapped_done = 1});
+    }
+    const SimulationResult r = simulate_workload(topo, 1, test::kSpeed, w, {});
+    const double stretched_s = std::min(compute_s / (1 - share), compute_s + share * T);
+    EXPECT_NEAR(r.engine.ranks[3].compute_s, stretched_s, 1e-6) << compute_s;
+    EXPECT_NEAR(r.engine.iteration_s, std::max(T, stretched_s), 1e-6) << compute_s;
+  }
+}
+
 TEST(CollectiveChoice, LikeNcclBySizeAndShape) {
   const TopologySpec h100 = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
   const TopologySpec a100 = load_topology(test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml");

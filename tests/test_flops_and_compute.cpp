@@ -225,5 +225,12 @@ TEST(DeviceSpec, DatasheetPeaks) {
   EXPECT_EQ(find_device("no-such-gpu"), nullptr);
 }
 
+// An NCCL collective's 24 CTAs (one SM each) out of the whitepapers' SM counts.
+TEST(DeviceSpec, CollectiveKernelsHoldTheirCtasShareOfTheSms) {
+  EXPECT_DOUBLE_EQ(find_device("a100-80gb-sxm")->collective_sm_share(), 24.0 / 108);
+  EXPECT_DOUBLE_EQ(find_device("h100-sxm")->collective_sm_share(), 24.0 / 132);
+  EXPECT_DOUBLE_EQ(find_device("h200-sxm")->collective_sm_share(), 24.0 / 132);
+}
+
 }  // namespace
 }  // namespace dtsim

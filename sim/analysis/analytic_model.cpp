@@ -4,7 +4,8 @@
 //              transfer starts when the receiver posts its receive),
 //   tail     = gradient synchronisation not hidden behind the last backward + optimizer + ZeRO
 //              all-gather, taken on the stage that finishes last.
-// Pass = max(compute + blocking collectives, overlapped collectives), as the engine runs them.
+// Pass = max(compute + blocking collectives, overlapped collectives), as the engine runs them; the
+// compute slows by the SMs the overlapped collectives hold (DeviceSpec::collective_sm_share).
 #include "analytic_model.hpp"
 
 #include <algorithm>
@@ -57,10 +58,13 @@ double collective_s(const PassCollective& c, const GroupShapes& groups, const No
   return c.calls * choose_collective(c.kind, g, c.bytes, node).time_s;
 }
 
-PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeSpec& node) {
+// Overlapped collectives run beside the compute and hold `sm_share` of its rate while they do:
+// the compute stretches by sm_share x their time, or to compute / (1 - sm_share) if they outlast it.
+PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeSpec& node, double sm_share) {
   double blocking = 0, overlapped = 0;
   for (const PassCollective& c : pass.collectives) (c.overlapped ? overlapped : blocking) += collective_s(c, groups, node);
-  return {std::max(pass.compute_s + blocking, overlapped), pass.compute_s};
+  const double compute_s = std::min(pass.compute_s / (1 - sm_share), pass.compute_s + sm_share * overlapped);
+  return {std::max(compute_s + blocking, overlapped), compute_s};
 }
 
 // One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.
@@ -86,8 +90,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   double fill_s = 0;  // the fill and drain path's extra passes
   for (int chunk = 0; chunk < chunks; ++chunk) {
     const int stage = stage_of_chunk(p, chunk);
-    PassTime f = pass_time(in.forward[chunk], groups, node);
-    PassTime b = pass_time(in.backward[chunk], groups, node);
+    PassTime f = pass_time(in.forward[chunk], groups, node, in.collective_sm_share);
+    PassTime b = pass_time(in.backward[chunk], groups, node, in.collective_sm_share);
     // Every pass but the first forward and the last backward receives its input first; the
     // transfer starts when the receiver posts it (Megatron's batched send/recv), so it is exposed.
     if (chunk > 0) f.total_s += p2p_s(s, node, in.p2p_bytes, stage_of_chunk(p, chunk - 1), stage);
@@ -124,7 +128,11 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
         const double bucket_s =
             collective_s({GroupRole::dp, kind, 1, in.gradient_bytes[stage] / k, false}, groups, node) +
             collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage] / k, false}, groups, node);
-        sync_s = std::max(piece_s + k * bucket_s - last_backward_s[stage], bucket_s);
+        // The first k - 1 buckets run beside the rest of the last backward and slow it; the last
+        // bucket starts when it ends.
+        const double stretch_s =
+            in.collective_sm_share * std::min(last_backward_s[stage] - piece_s, (k - 1) * bucket_s);
+        sync_s = std::max(piece_s + k * bucket_s, last_backward_s[stage] + stretch_s + bucket_s) - last_backward_s[stage];
       }
     }
     double gather_s = 0;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -274,13 +275,17 @@ class RankActor {
           const Task* next = stream_queue_.front();
           stream_queue_.pop_front();
           if (!next) return;
+          sg4::ExecPtr sms;
           try {
+            sms = occupy_sms();
             run_collective(*next, SpanKind::overlapped_collective);
           } catch (const simgrid::NetworkFailureException&) {
+            if (sms) sms->cancel();
             return;  // a failed link: this collective never completes, and what waits for it stays blocked
           } catch (const simgrid::HostFailureException&) {
             return;
           }
+          if (sms) sms->cancel();
           stream_done_->release();
         }
       });
@@ -288,6 +293,18 @@ class RankActor {
     stream_queue_.push_back(&task);
     stream_issued_.push_back(&task);
     stream_queued_->release();
+  }
+
+  // The SMs an overlapped collective's kernels hold while it runs: an execution on this GPU
+  // capped at that share of its speed, so the rank's compute gets the rest (SimGrid shares a
+  // host's speed max-min fairly and honours the cap). Cancelled when the collective ends.
+  sg4::ExecPtr occupy_sms() const {
+    const double share = s_.workload.collective_sm_share;
+    if (share <= 0) return nullptr;
+    sg4::ExecPtr exec = sg4::this_actor::exec_init(std::numeric_limits<double>::max());
+    exec->set_bound(share * sg4::this_actor::get_host()->get_speed());
+    exec->start();
+    return exec;
   }
 
   // Time spent here is communication the compute did not hide. The stream runs its collectives

@@ -12,25 +12,40 @@ const std::vector<DeviceSpec>& all_devices() {
   static const std::vector<DeviceSpec> devices = {
       // NVIDIA A100 Tensor Core GPU datasheet (2021, SXM column): BF16/FP16 312 TFLOP/s dense,
       // TF32 156 TFLOP/s dense, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3 600 GB/s bidirectional.
-      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM", 312 * T, 312 * T, 0, 156 * T, 40960 * MiB, 1555 * GB, 300 * GB, 80},
+      // 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper).
+      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM", 312 * T, 312 * T, 0, 156 * T, 40960 * MiB, 1555 * GB, 300 * GB, 80,
+       108},
       // Same datasheet, 80GB SXM column: 80GB HBM2e at 2,039 GB/s.
-      {"a100-80gb-sxm", "NVIDIA A100 80GB SXM", 312 * T, 312 * T, 0, 156 * T, 81920 * MiB, 2039 * GB, 300 * GB, 80},
+      {"a100-80gb-sxm", "NVIDIA A100 80GB SXM", 312 * T, 312 * T, 0, 156 * T, 81920 * MiB, 2039 * GB, 300 * GB, 80,
+       108},
       // NVIDIA H100 Tensor Core GPU datasheet (SXM column; sparse figures halved): BF16/FP16 989.4,
       // FP8 1,978.9, TF32 494.7 TFLOP/s dense; 80GB HBM3 at 3.35 TB/s; NVLink4 900 GB/s bidirectional.
+      // 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, H100 SXM5).
       {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 81559 * MiB, 3350 * GB,
-       450 * GB, 90},
+       450 * GB, 90, 132},
       // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM;
-      // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional.
+      // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional. The H100 SXM5's 132 SMs.
       {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 143771 * MiB, 4800 * GB,
-       450 * GB, 90},
+       450 * GB, 90, 132},
       // NVIDIA DGX B200 datasheet (per GPU = system / 8; sparse figures halved): FP8 72 PFLOP/s
       // training per system -> 4.5 PFLOP/s dense FP8, 2.25 PFLOP/s dense BF16/FP16, 1.1 PFLOP/s
       // dense TF32; 1,440 GB HBM3e at 64 TB/s -> 180 GB at 8 TB/s; NVLink5 1.8 TB/s bidirectional.
-      {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 180 * GB, 8000 * GB, 900 * GB, 100},
+      // 148 SMs (two dies; the count CUDA reports, not a datasheet figure).
+      {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 180 * GB, 8000 * GB, 900 * GB, 100, 148},
   };
   return devices;
 }
 }  // namespace
+
+// CTAs an NCCL collective launches: one per channel. NVIDIA's developer forum thread 337991
+// ("Compute-Communication Overlap Causes Severe GEMM Performance Degradation because of Tail
+// Effect", 2025) shows in an Nsight Systems trace an FSDP-style ncclAllGather beside a GEMM on an
+// H100 launching 24 blocks. NCCL picks the channel count from the topology; dtsim uses this one
+// measured figure for every GPU and collective. The same thread measures a GEMM sized to one
+// wave slowing far more (tail effect); the share below is the steady-state part only.
+constexpr int kNcclCollectiveCtas = 24;
+
+double DeviceSpec::collective_sm_share() const { return sms > 0 ? double(kNcclCollectiveCtas) / sms : 0.0; }
 
 double DeviceSpec::peak_flops(Precision p) const {
   switch (p) {

@@ -20,6 +20,11 @@ struct DeviceSpec {
   double hbm_bw_Bps = 0;
   double nvlink_bw_Bps = 0;  // per GPU, one direction (datasheet bidirectional figure / 2)
   int sm_arch = 80;          // compute capability x 10: 80 Ampere, 90 Hopper, 100 Blackwell
+  int sms = 0;               // streaming multiprocessors
+
+  // Fraction of the GPU's SMs an NCCL collective kernel occupies while it runs beside compute
+  // (one CTA per channel, each CTA on its own SM): compute then runs at (1 - share) of its rate.
+  double collective_sm_share() const;
 
   double peak_flops(Precision p) const;
 };

@@ -67,6 +67,9 @@ struct RankProgram {
 struct Workload {
   std::vector<RankProgram> ranks;  // index = global rank
   std::vector<CommGroup> groups;
+  // Fraction of a GPU's compute rate an overlapped collective takes while it runs (its kernels'
+  // SMs, DeviceSpec::collective_sm_share); compute beside it runs at the rest.
+  double collective_sm_share = 0;
 };
 
 }  // namespace dtsim

@@ -141,6 +141,7 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
   const RankShape r = rank_shape(s);
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();
+  in.collective_sm_share = compute.device().collective_sm_share();
   // Megatron scatters the boundary activation across TP ranks before the stage-to-stage send
   // (scatter_gather_tensors_in_pipeline, or SP's sharded sequence) and all-gathers it over
   // NVLink after; the all-gather is not modelled.

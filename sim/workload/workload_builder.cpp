@@ -220,6 +220,7 @@ class ProgramBuilder {
 
 Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in) {
   Workload w;
+  w.collective_sm_share = in.collective_sm_share;
   const GroupIndex groups(p, w);
   const int n = p.tp * p.cp * p.dp * p.pp;
   w.ranks.reserve(n);

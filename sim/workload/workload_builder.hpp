@@ -53,6 +53,7 @@ struct WorkloadInputs {
   std::vector<double> parameter_bytes;         // [stage] dense weights (ZeRO all-gathers them)
   std::vector<double> expert_parameter_bytes;  // [stage]
   std::vector<double> optimizer_s;            // [stage]
+  double collective_sm_share = 0;             // Workload::collective_sm_share
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
