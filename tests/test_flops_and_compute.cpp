@@ -135,6 +135,35 @@ TEST(GemmShape, ScalesTheDefaultGemmEfficiencyOfALayersGemms) {
   EXPECT_NEAR(cm.time_s(bwd), qkv.flops / (989.4e12 * 0.80) * (1 / dgrad + 1 / wgrad), 1e-12);
 }
 
+// FP8 training: each GEMM input [m x k] and each output gradient [m x n] is cast to FP8 with a
+// transposed copy, 2 + 1 + 1 bytes per element. A GELU layer's GEMM inputs are t x (h, h, h, 4h)
+// (QKV, projection, MLP up, MLP down): 7 t h elements; their output gradients t x (3h, h, 4h, h):
+// 9 t h elements. bf16 training has no casts.
+TEST(Fp8Casts, EveryGemmInputAndOutputGradientIsCastWithItsTranspose) {
+  RankShape r = attention_shape("h100-sxm", AttentionKernel::flash2, 2048);
+  r.batch = 4;
+  r.hidden = 1024;
+  r.heads = r.kv_heads = 16;
+  r.head_dim = 64;
+  r.ffn = 4096;
+  const double t = 4 * 2048, h = 1024;
+  auto cast_bytes = [](const std::vector<Operator>& ops) {
+    double bytes = 0;
+    for (const Operator& op : ops)
+      if (std::string(op.name).rfind("fp8_cast_transpose", 0) == 0) bytes += op.bytes;
+    return bytes;
+  };
+  EXPECT_EQ(cast_bytes(layer_forward_ops(r)), 0);
+  r.fp8_gemms = true;
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 4 * 7 * t * h);
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 4 * 9 * t * h);
+  // Zero-bubble's split backward casts the gradients once, in the input-gradient pass.
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_input_ops(r)), 4 * 9 * t * h);
+  EXPECT_EQ(cast_bytes(layer_backward_weight_ops(r)), 0);
+  // Full recompute redoes the forward casts.
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_recompute_ops(r, Recompute::full)), 4 * 7 * t * h);
+}
+
 TEST(FusedAttention, FlopsAreFlashAttentionsCount) {
   // 4*b*heads*s^2*d forward, halved by the causal mask; backward 2.5x (FlashAttention's
   // benchmark_flash_attention.py convention).

@@ -132,7 +132,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
         // bucket starts when it ends.
         const double stretch_s =
             in.collective_sm_share * std::min(last_backward_s[stage] - piece_s, (k - 1) * bucket_s);
-        sync_s = std::max(piece_s + k * bucket_s, last_backward_s[stage] + stretch_s + bucket_s) - last_backward_s[stage];
+        const double buckets_end_s = std::max(piece_s + k * bucket_s, last_backward_s[stage] + stretch_s + bucket_s);
+        sync_s = buckets_end_s - last_backward_s[stage];
       }
     }
     double gather_s = 0;

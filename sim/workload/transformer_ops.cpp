@@ -117,33 +117,29 @@ void append_moe_mlp(std::vector<Operator>& ops, const RankShape& r) {
   ops.push_back(elementwise("token_unpermute", 2 * routed * h * e));
 }
 
-}  // namespace
+// FP8 GEMMs as Transformer Engine runs them: every GEMM input activation [m x k] and, in the
+// backward, every output gradient [m x n] is cast to FP8 together with a transposed copy (Hopper's
+// FP8 GEMMs take TN operands only, and the wgrad GEMM needs the other layout): read bf16 (2 B),
+// write FP8 twice (1 + 1 B) per element. TE fuses some of these casts into the LayerNorm and GELU
+// kernels before them, saving the bf16 read; dtsim counts them unfused. Weights are cast once per
+// iteration (TE's first-micro-batch cache) and are left out.
+constexpr double kFp8CastTransposeBytesPerElement = 2 + 1 + 1;
 
-RankShape rank_shape(const Scenario& s) {
-  const TransformerConfig& m = s.model;
-  const int tp = s.parallelism.tp;
-  RankShape r;
-  r.batch = s.training.micro_batch;
-  r.seq = double(m.seq_len) / s.parallelism.cp;
-  r.kv_seq = m.seq_len;
-  r.hidden = m.hidden;
-  r.heads = double(m.heads) / tp;
-  r.kv_heads = double(m.kv_heads > 0 ? m.kv_heads : m.heads) / tp;
-  r.head_dim = m.head_dim();
-  r.ffn = double(m.ffn_hidden) / tp;
-  r.vocab = double(m.vocab) / tp;
-  r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
-  r.mlp = m.mlp;
-  r.tp = tp;
-  r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
-  r.moe = m.moe;
-  r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
-  r.device = find_device(s.cluster.gpu);
-  r.attention = r.device ? resolve_attention_kernel(s.training.attention, *r.device) : AttentionKernel::unfused;
-  return r;
+// The casts of the GEMMs among `forward`: of their inputs [m x k], or of their output gradients [m x n].
+enum class Fp8Cast { inputs, output_gradients };
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which) {
+  std::vector<Operator> casts;
+  for (const Operator& op : forward) {
+    if (op.kind != OperatorKind::gemm) continue;
+    const double elements = op.m * (which == Fp8Cast::inputs ? op.k : op.n);
+    casts.push_back(elementwise(which == Fp8Cast::inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad",
+                                kFp8CastTransposeBytesPerElement * elements));
+  }
+  return casts;
 }
 
-std::vector<Operator> layer_forward_ops(const RankShape& r) {
+// The layer's operators before FP8 casts.
+std::vector<Operator> layer_compute_ops(const RankShape& r) {
   const double t = r.tokens(), e = r.elem_bytes, h = r.hidden;
   const double sharded = r.sharded_tokens();
   const double qkv_width = (r.heads + 2 * r.kv_heads) * r.head_dim;
@@ -162,24 +158,66 @@ std::vector<Operator> layer_forward_ops(const RankShape& r) {
   return ops;
 }
 
-std::vector<Operator> layer_backward_ops(const RankShape& r) {
-  std::vector<Operator> ops;
-  for (const Operator& f : layer_forward_ops(r)) ops.push_back(backward_of(f, r));
+void append(std::vector<Operator>& to, const std::vector<Operator>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+}  // namespace
+
+RankShape rank_shape(const Scenario& s) {
+  const TransformerConfig& m = s.model;
+  const int tp = s.parallelism.tp;
+  RankShape r;
+  r.batch = s.training.micro_batch;
+  r.seq = double(m.seq_len) / s.parallelism.cp;
+  r.kv_seq = m.seq_len;
+  r.hidden = m.hidden;
+  r.heads = double(m.heads) / tp;
+  r.kv_heads = double(m.kv_heads > 0 ? m.kv_heads : m.heads) / tp;
+  r.head_dim = m.head_dim();
+  r.ffn = double(m.ffn_hidden) / tp;
+  r.vocab = double(m.vocab) / tp;
+  r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
+  r.fp8_gemms = s.training.precision == Precision::fp8;
+  r.mlp = m.mlp;
+  r.tp = tp;
+  r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
+  r.moe = m.moe;
+  r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
+  r.device = find_device(s.cluster.gpu);
+  r.attention = r.device ? resolve_attention_kernel(s.training.attention, *r.device) : AttentionKernel::unfused;
+  return r;
+}
+
+std::vector<Operator> layer_forward_ops(const RankShape& r) {
+  std::vector<Operator> ops = layer_compute_ops(r);
+  if (r.fp8_gemms) append(ops, fp8_casts(ops, Fp8Cast::inputs));
   return ops;
 }
 
-std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
+std::vector<Operator> layer_backward_ops(const RankShape& r) {
+  const std::vector<Operator> forward = layer_compute_ops(r);
   std::vector<Operator> ops;
-  for (const Operator& f : layer_forward_ops(r)) {
+  for (const Operator& f : forward) ops.push_back(backward_of(f, r));
+  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients));
+  return ops;
+}
+
+// The output gradients' casts serve both halves; the input-gradient pass makes them.
+std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
+  const std::vector<Operator> forward = layer_compute_ops(r);
+  std::vector<Operator> ops;
+  for (const Operator& f : forward) {
     if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f, BackwardGemm::dgrad));
     else ops.push_back(backward_of(f, r));
   }
+  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients));
   return ops;
 }
 
 std::vector<Operator> layer_backward_weight_ops(const RankShape& r) {
   std::vector<Operator> ops;
-  for (const Operator& f : layer_forward_ops(r))
+  for (const Operator& f : layer_compute_ops(r))
     if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f, BackwardGemm::wgrad));
   return ops;
 }
