@@ -127,7 +127,7 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("global batch", lineField("training.global_batch", "sequences per iteration, all replicas"));
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
-  form->addRow("recompute", comboField("training.recompute", {"none", "selective", "full"}, "activation recomputation"));
+  form->addRow("recompute", comboField("training.recompute", q(recompute_names()), "activation recomputation"));
   form->addRow("attention", comboField("training.attention", q(attention_kernel_names()),
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
   return box;

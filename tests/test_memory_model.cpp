@@ -103,6 +103,18 @@ TEST(MemoryActivations, GroupedQueryAttentionAndSwiGluTensorByTensor) {
   expect_close(activation_bytes_per_layer(s), lsbh * (10 + split / 8));
 }
 
+// TorchTitan's per-op selective AC keeps the layer input, wq's and wv's outputs, the attention
+// output and its fp32 log-sum-exp, w1's output and w2's (the 7th matmul): per token, without TP,
+// 2 (h + h + h/8 + h + ffn + h) bytes, plus 4 bytes per query row and head.
+TEST(MemoryActivations, PerOpSelectiveKeepsTheOddMatmulsOutputs) {
+  Scenario s;
+  s.model = *find_model_preset("llama2-70b");  // h 8192, 64 heads, 8 KV heads, ffn 28672, s 4096
+  s.training.recompute = Recompute::selective_op;
+  const double lsbh = 4096.0 * 8192;
+  const double per_token_h = 2 * (4 + 1.0 / 8 + 28672.0 / 8192);
+  expect_close(activation_bytes_per_layer(s), lsbh * per_token_h + 4 * 4096.0 * 64);
+}
+
 TEST(MemoryActivations, MixtureOfExpertsScalesTheMlpByRoutedTokens) {
   Scenario s;
   s.model = *find_model_preset("mixtral-8x7b");  // h 4096, 32 heads, 8 KV heads, 8 experts, top-2

@@ -90,8 +90,15 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& de
 
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
                                   const DeviceSpec& device) {
-  // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates (v1: its own).
-  if (device.sm_arch < 90) return interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
+  // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates (v1: its own),
+  // for the causal forward and the backward at the share of the non-causal forward's rate that
+  // FlashAttention-2 keeps on H100 (the same kernels' masking and backward recomputation).
+  if (device.sm_arch < 90) {
+    const Curve& f2 = hopper_curve(AttentionKernel::flash2, AttentionPass::forward, false);
+    const Curve& f2_pass = hopper_curve(AttentionKernel::flash2, pass, causal);
+    const double share = interpolate(f2_pass, seq_len) / interpolate(f2, seq_len);
+    return share * interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
+  }
   // Blackwell is taken at Hopper's fraction of its own peak until it is measured.
   return interpolate(hopper_curve(k, pass, causal), seq_len);
 }

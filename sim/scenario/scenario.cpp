@@ -6,9 +6,16 @@ const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
+    case Recompute::selective_op: return "selective_op";
     case Recompute::full: return "full";
   }
   return "?";
+}
+
+std::vector<std::string> recompute_names() {
+  std::vector<std::string> names;
+  for (Recompute r : kRecomputeModes) names.push_back(to_string(r));
+  return names;
 }
 
 const char* to_string(PipelineScheduleKind k) {

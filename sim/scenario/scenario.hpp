@@ -13,7 +13,12 @@
 
 namespace dtsim {
 
-enum class Recompute { none, selective, full };
+// Activation recomputation. selective: Megatron-LM's, core attention only. selective_op:
+// TorchTitan's per-op policy, which saves the matmul outputs but every second one and the
+// attention kernel's, and recomputes the rest. full: every layer from its input.
+enum class Recompute { none, selective, selective_op, full };
+inline constexpr Recompute kRecomputeModes[] = {Recompute::none, Recompute::selective, Recompute::selective_op,
+                                                Recompute::full};
 // gpipe: all forwards, then all backwards. one_f_one_b: PipeDream-Flush. interleaved_1f1b:
 // Megatron-LM's schedule with `virtual_stages` model chunks per GPU. zero_bubble: ZB-H1
 // (Qi et al. 2024), backward split into input-gradient (B) and weight-gradient (W) passes.
@@ -121,6 +126,7 @@ struct Scenario {
 };
 
 const char* to_string(Recompute r);
+std::vector<std::string> recompute_names();
 const char* to_string(PipelineScheduleKind k);
 
 }  // namespace dtsim

@@ -100,8 +100,8 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
     if (precision == to_string(p)) t.precision = p;
 
-  const std::string recompute = f.choice(training, at, "recompute", {"none", "selective", "full"}, "none");
-  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full})
+  const std::string recompute = f.choice(training, at, "recompute", recompute_names(), "none");
+  for (Recompute r : kRecomputeModes)
     if (recompute == to_string(r)) t.recompute = r;
 
   const std::string attention = f.choice(training, at, "attention", attention_kernel_names(), "auto");

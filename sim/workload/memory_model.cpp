@@ -68,23 +68,30 @@ double activation_bytes_per_layer(const Scenario& s, Recompute mode) {
 
   const double q = double(m.heads) * m.head_dim();
   const double kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * m.head_dim();
+  const double queries = double(s.training.micro_batch) * m.heads * (double(m.seq_len) / s.parallelism.cp);
+  const bool moe = m.moe.enabled();
+  const double mlp_tokens = moe ? tokens * m.moe.top_k * m.moe.capacity_factor : tokens;
+  const double ffn = moe ? m.moe.expert_ffn_hidden : m.ffn_hidden;
+  // TorchTitan's per-op policy keeps the layer input, the odd matmuls' outputs (wq, wv, then the
+  // MLP's first; with SwiGLU also its down projection, the seventh) and the attention kernel's
+  // output and fp32 log-sum-exp; the backward recomputes the rest (transformer_ops.cpp).
+  if (mode == Recompute::selective_op) {
+    const bool swiglu = m.mlp == MlpKind::swiglu;
+    const double replicated = e * tokens * h * (swiglu ? 2 : 1);
+    const double split = e * tokens * (2 * q + kv) + e * mlp_tokens * ffn + 4 * queries;
+    return replicated / replicated_divisor(s) + split / tp;
+  }
   double replicated = 0, split = 0;
   replicated += 2 * e * tokens * h + tokens * h;
   split += e * tokens * (q + kv) + e * tokens * kv + e * tokens * q;
   // Selective recompute drops core attention (the s^2 terms) and recomputes it. A fused kernel
   // keeps no scores, only the fp32 log-sum-exp of each query row for its backward pass.
-  const double queries = double(s.training.micro_batch) * m.heads * (double(m.seq_len) / s.parallelism.cp);
   if (mode == Recompute::none && rank_shape(s).attention == AttentionKernel::unfused)
     split += (2 * e + 1) * queries * m.seq_len;
   else if (mode == Recompute::none)
     split += 4 * queries;
   replicated += 2 * e * tokens * h + tokens * h;
-  double mlp_tokens = tokens, ffn = m.ffn_hidden;
-  if (m.moe.enabled()) {
-    mlp_tokens = tokens * m.moe.top_k * m.moe.capacity_factor;
-    ffn = m.moe.expert_ffn_hidden;
-    replicated += e * mlp_tokens * h + 4 * tokens * m.moe.experts;
-  }
+  if (moe) replicated += e * mlp_tokens * h + 4 * tokens * m.moe.experts;
   split += (m.mlp == MlpKind::swiglu ? 3 : 2) * e * mlp_tokens * ffn;
   return replicated / replicated_divisor(s) + split / tp;
 }

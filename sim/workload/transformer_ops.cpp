@@ -158,6 +158,36 @@ std::vector<Operator> layer_compute_ops(const RankShape& r) {
   return ops;
 }
 
+// The widths (n) of the matmuls a GEMM operator stands for, in the order a PyTorch model runs
+// them: the fused QKV projection is wq, wk, wv; a SwiGLU up projection is w1 (gate), then w3.
+std::vector<double> matmul_widths(const Operator& gemm, const RankShape& r) {
+  const std::string name = gemm.name;
+  const double q = r.heads * r.head_dim, kv = r.kv_heads * r.head_dim;
+  if (name == "qkv_gemm") return {q, kv, kv};
+  if ((name == "mlp_up_gemm" || name == "expert_up_gemm") && r.mlp == MlpKind::swiglu)
+    return {gemm.n / 2, gemm.n / 2};
+  return {gemm.n};
+}
+
+// TorchTitan's per-op selective recompute: the layer's matmuls are counted in order and every
+// second one is recomputed; the fused attention kernel's output is saved; every other operator
+// (norms, activations, residual adds, unfused attention's batched GEMMs and softmax) is
+// recomputed. (torchtitan activation_checkpoint.py: "Saves output of all compute ops, except
+// every second mm".)
+std::vector<Operator> every_second_matmul_recompute(const RankShape& r) {
+  std::vector<Operator> ops;
+  int matmuls = 0;
+  for (const Operator& op : layer_compute_ops(r)) {
+    if (op.kind != OperatorKind::gemm) {
+      if (!is_fused_attention(op)) ops.push_back(op);
+      continue;
+    }
+    for (double n : matmul_widths(op, r))
+      if (++matmuls % 2 == 0) ops.push_back(gemm(op.name, op.m, op.k, n, r.elem_bytes));
+  }
+  return ops;
+}
+
 void append(std::vector<Operator>& to, const std::vector<Operator>& more) {
   to.insert(to.end(), more.begin(), more.end());
 }
@@ -226,6 +256,7 @@ std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
   switch (mode) {
     case Recompute::none: return {};
     case Recompute::selective: return core_attention_forward(r);
+    case Recompute::selective_op: return every_second_matmul_recompute(r);
     case Recompute::full: return layer_forward_ops(r);
   }
   return {};
