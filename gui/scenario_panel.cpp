@@ -130,6 +130,9 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("recompute", comboField("training.recompute", q(recompute_names()), "activation recomputation"));
   form->addRow("attention", comboField("training.attention", q(attention_kernel_names()),
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
+  form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(fp8_recipe_names()),
+                                        "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
+                                        "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
   return box;
 }
 
@@ -153,6 +156,7 @@ QWidget* ScenarioPanel::buildParallelism() {
   form->addRow(checkField("parallelism.sequence_parallel", "sequence parallel"));
   form->addRow(checkField("parallelism.tp_comm_overlap", "TP communication overlap"));
   form->addRow(checkField("parallelism.overlap_grad_reduce", "overlap gradient reduction"));
+  form->addRow(checkField("parallelism.fsdp_prefetch", "FSDP prefetch (ZeRO-3 all-gathers beside the compute)"));
   return box;
 }
 
@@ -264,6 +268,7 @@ void ScenarioPanel::reload() {
     set_text(fields_["training.precision"], to_string(s.training.precision));
     set_text(fields_["training.recompute"], to_string(s.training.recompute));
     set_text(fields_["training.attention"], to_string(s.training.attention));
+    set_text(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
     const ParallelismConfig& p = s.parallelism;
     set_text(fields_["parallelism.tp"], QString::number(p.tp));
     set_text(fields_["parallelism.cp"], QString::number(p.cp));
@@ -277,6 +282,7 @@ void ScenarioPanel::reload() {
     set_text(fields_["parallelism.sequence_parallel"], p.sequence_parallel ? "true" : "false");
     set_text(fields_["parallelism.tp_comm_overlap"], p.tp_comm_overlap ? "true" : "false");
     set_text(fields_["parallelism.overlap_grad_reduce"], p.overlap_grad_reduce ? "true" : "false");
+    set_text(fields_["parallelism.fsdp_prefetch"], p.fsdp_prefetch ? "true" : "false");
     set_text(fields_["cluster.gpu"], q(s.cluster.gpu));
     set_text(fields_["cluster.nodes"], QString::number(s.cluster.nodes));
     set_text(fields_["cluster.topology"], QFileInfo(QString::fromStdString(s.cluster.topology_file.string())).absoluteFilePath());

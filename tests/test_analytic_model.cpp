@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analytic_model.hpp"
+#include "collective_model.hpp"
 #include "device_spec.hpp"
 #include "simulation.hpp"
 #include "stage_layout.hpp"
@@ -85,6 +86,30 @@ TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), m * (2 + 2) * psi);
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), m * 4 * psi);
   EXPECT_EQ(bytes.count(CollectiveKind::all_reduce), 0u);
+}
+
+// FSDP prefetch issues the all-gathers beside the compute; without it every pass waits for its
+// gathers, so the simulated iteration grows by their time: per micro-batch one forward and one
+// backward gather of 2 psi bytes over 8 GPUs, which the engine charges as exposed dp time.
+TEST(ZeroVolume, WithoutPrefetchEveryGatherIsWaitedFor) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 3;
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  for (bool prefetch : {true, false}) {
+    s.parallelism.fsdp_prefetch = prefetch;
+    const Workload w = build_workload(s, compute);
+    for (const Task& t : w.ranks[0].tasks) {
+      if (t.kind == TaskKind::collective && t.collective == CollectiveKind::all_gather) {
+        EXPECT_EQ(t.overlapped, prefetch);
+      }
+    }
+  }
+  s.parallelism.fsdp_prefetch = false;
+  const double psi = small_gpt_parameters();
+  const CollectiveEstimate gather =
+      choose_collective(CollectiveKind::all_gather, {8, 1, 8}, 2 * psi, s.cluster.topology.node);
+  const RankTimes r = simulate(s).engine.ranks[0];
+  EXPECT_GE(r.communication_by_kind.at("dp").exposed_s, 2 * 2 * gather.time_s * 0.99);
 }
 
 // Gradient buckets: with overlap_grad_reduce the gradients go out in ceil(4 psi / bucket)

@@ -182,6 +182,12 @@ TEST(Fp8Casts, EveryGemmInputAndOutputGradientIsCastWithItsTranspose) {
   EXPECT_EQ(cast_bytes(layer_backward_weight_ops(r)), 0);
   // Full recompute redoes the forward casts.
   EXPECT_DOUBLE_EQ(cast_bytes(layer_recompute_ops(r, Recompute::full)), 4 * 7 * t * h);
+  // Current scaling reads each tensor once more for its amax; MXFP8 writes one E8M0 scale per 32
+  // elements with each copy.
+  r.fp8_recipe = Fp8Recipe::tensorwise;
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * 7 * t * h);
+  r.fp8_recipe = Fp8Recipe::mxfp8;
+  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), (4 + 2.0 / 32) * 7 * t * h);
 }
 
 TEST(FusedAttention, FlopsAreFlashAttentionsCount) {

@@ -12,6 +12,35 @@ const char* to_string(Precision p) {
   return "?";
 }
 
+const char* to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::rowwise: return "rowwise";
+    case Fp8Recipe::blockwise: return "blockwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+  }
+  return "?";
+}
+
+std::vector<std::string> fp8_recipe_names() {
+  std::vector<std::string> names;
+  for (Fp8Recipe r : kFp8Recipes) names.push_back(to_string(r));
+  return names;
+}
+
+double fp8_cast_transpose_bytes_per_element(Fp8Recipe r) {
+  constexpr double kCastTranspose = 2 + 1 + 1;
+  switch (r) {
+    case Fp8Recipe::delayed: return kCastTranspose;
+    case Fp8Recipe::tensorwise:
+    case Fp8Recipe::rowwise: return kCastTranspose + 2;
+    case Fp8Recipe::blockwise: return kCastTranspose + 2 * 4.0 / 128;
+    case Fp8Recipe::mxfp8: return kCastTranspose + 2 * 1.0 / 32;
+  }
+  return kCastTranspose;
+}
+
 double element_bytes(Precision p) {
   switch (p) {
     case Precision::fp8: return 1;  // fp8 GEMM inputs; activations between ops stay bf16 in practice

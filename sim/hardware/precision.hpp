@@ -1,5 +1,7 @@
 #pragma once
 // The number formats a training run computes in, and what each costs per element.
+#include <string>
+#include <vector>
 
 namespace dtsim {
 
@@ -9,5 +11,22 @@ const char* to_string(Precision p);
 
 // Bytes per element of activations and weights for a training precision.
 double element_bytes(Precision p);
+
+// How FP8 training scales a tensor into FP8's range (Megatron-Core's --fp8-recipe names, and
+// torchao's rowwise). delayed: from the amax history of earlier iterations, so the cast needs no
+// pass of its own over the tensor (Transformer Engine's DelayedScaling). tensorwise, rowwise:
+// from this tensor's own amax (current scaling; torchao's dynamic Float8 linears), computed in a
+// pass over the tensor before the cast. blockwise (1 x 128 blocks, fp32 scales) and mxfp8 (32
+// elements per E8M0 scale, Blackwell): per-block amax inside the cast kernel, plus the scales.
+enum class Fp8Recipe { delayed, tensorwise, rowwise, blockwise, mxfp8 };
+inline constexpr Fp8Recipe kFp8Recipes[] = {Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::rowwise,
+                                            Fp8Recipe::blockwise, Fp8Recipe::mxfp8};
+const char* to_string(Fp8Recipe r);
+std::vector<std::string> fp8_recipe_names();
+
+// HBM bytes per element of casting a bf16 tensor to FP8 with a transposed copy (the FP8 GEMMs
+// on Hopper take TN operands only, and a weight-gradient GEMM needs the other layout): read 2,
+// write 1 + 1, plus the recipe's amax pass (reads 2) or scales (two copies).
+double fp8_cast_transpose_bytes_per_element(Fp8Recipe r);
 
 }  // namespace dtsim

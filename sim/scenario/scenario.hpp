@@ -30,6 +30,7 @@ struct TrainingConfig {
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
 };
 
 struct ParallelismConfig {
@@ -46,6 +47,7 @@ struct ParallelismConfig {
   bool tp_comm_overlap = false;    // TP collectives hidden behind the GEMMs next to them
   int zero_stage = 0;              // 0: DDP all-reduce; 1: sharded optimizer; 2: + grads; 3: + params
   bool overlap_grad_reduce = false;  // gradient buckets reduced during the last backward pass
+  bool fsdp_prefetch = true;         // ZeRO-3: weights all-gathered ahead, beside the compute
   double bucket_mb = 25;             // gradient bucket, MB (1e6 B); PyTorch DDP's bucket_cap_mb
 };
 

@@ -91,7 +91,8 @@ TransformerConfig read_model_section(const YamlFields& f, const YAML::Node& mode
 
 TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path) {
   const std::string at = YamlFields::join(path, "training");
-  f.require_known_keys(training, at, {"global_batch", "micro_batch", "precision", "recompute", "attention"});
+  f.require_known_keys(training, at,
+                       {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -107,6 +108,10 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string attention = f.choice(training, at, "attention", attention_kernel_names(), "auto");
   for (AttentionKernel k : kAttentionKernels)
     if (attention == to_string(k)) t.attention = k;
+
+  const std::string fp8_recipe = f.choice(training, at, "fp8_recipe", fp8_recipe_names(), "delayed");
+  for (Fp8Recipe r : kFp8Recipes)
+    if (fp8_recipe == to_string(r)) t.fp8_recipe = r;
   return t;
 }
 
@@ -118,7 +123,7 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   f.require_known_keys(par, at,
                        {"tp", "pp", "dp", "cp", "ep", "schedule", "virtual_stages", "first_stage_layers",
                         "last_stage_layers", "sequence_parallel", "tp_comm_overlap", "zero_stage",
-                        "overlap_grad_reduce", "bucket_mb"});
+                        "overlap_grad_reduce", "bucket_mb", "fsdp_prefetch"});
   p.tp = f.positive_int_or(par, at, "tp", 1);
   p.pp = f.positive_int_or(par, at, "pp", 1);
   p.dp = f.positive_int_or(par, at, "dp", 1);
@@ -139,6 +144,7 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   if (f.has(par, "zero_stage")) p.zero_stage = non_negative_int(f, par, at, "zero_stage");
   p.overlap_grad_reduce = f.boolean_or(par, at, "overlap_grad_reduce", false);
   if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
+  p.fsdp_prefetch = f.boolean_or(par, at, "fsdp_prefetch", true);
   return p;
 }
 

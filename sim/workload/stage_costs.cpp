@@ -85,16 +85,18 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
   add(c.backward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers + recompute, bytes, false);
 }
 
-// ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched, so overlapped); the
-// backward also reduce-scatters its gradients.
+// ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched beside the compute unless
+// fsdp_prefetch is off: then each pass waits for its gathers); the backward also reduce-scatters
+// its gradients, beside the compute.
 void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
   const double grad_bytes = gradient_element_bytes(s.training.precision);
   const std::pair<GroupRole, double> parts[] = {{GroupRole::dp, params.dense}, {GroupRole::expert_dp, params.expert}};
   for (const auto& [group, count] : parts) {
-    add(c.forward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, true);
-    add(c.backward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, true);
+    const bool prefetch = s.parallelism.fsdp_prefetch;
+    add(c.forward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
+    add(c.backward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
   }
 }

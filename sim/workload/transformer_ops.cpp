@@ -117,23 +117,21 @@ void append_moe_mlp(std::vector<Operator>& ops, const RankShape& r) {
   ops.push_back(elementwise("token_unpermute", 2 * routed * h * e));
 }
 
-// FP8 GEMMs as Transformer Engine runs them: every GEMM input activation [m x k] and, in the
-// backward, every output gradient [m x n] is cast to FP8 together with a transposed copy (Hopper's
-// FP8 GEMMs take TN operands only, and the wgrad GEMM needs the other layout): read bf16 (2 B),
-// write FP8 twice (1 + 1 B) per element. TE fuses some of these casts into the LayerNorm and GELU
-// kernels before them, saving the bf16 read; dtsim counts them unfused. Weights are cast once per
-// iteration (TE's first-micro-batch cache) and are left out.
-constexpr double kFp8CastTransposeBytesPerElement = 2 + 1 + 1;
+// FP8 GEMMs as Transformer Engine and torchao run them: every GEMM input activation [m x k] and,
+// in the backward, every output gradient [m x n] is cast to FP8 together with a transposed copy,
+// at the recipe's bytes per element (precision.hpp). TE fuses some of these casts into the
+// LayerNorm and GELU kernels before them, saving the bf16 read; dtsim counts them unfused.
+// Weights are cast once per iteration (TE's first-micro-batch cache) and are left out.
 
 // The casts of the GEMMs among `forward`: of their inputs [m x k], or of their output gradients [m x n].
 enum class Fp8Cast { inputs, output_gradients };
-std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which) {
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe) {
   std::vector<Operator> casts;
   for (const Operator& op : forward) {
     if (op.kind != OperatorKind::gemm) continue;
     const double elements = op.m * (which == Fp8Cast::inputs ? op.k : op.n);
     casts.push_back(elementwise(which == Fp8Cast::inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad",
-                                kFp8CastTransposeBytesPerElement * elements));
+                                fp8_cast_transpose_bytes_per_element(recipe) * elements));
   }
   return casts;
 }
@@ -209,6 +207,7 @@ RankShape rank_shape(const Scenario& s) {
   r.vocab = double(m.vocab) / tp;
   r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
   r.fp8_gemms = s.training.precision == Precision::fp8;
+  r.fp8_recipe = s.training.fp8_recipe;
   r.mlp = m.mlp;
   r.tp = tp;
   r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
@@ -221,7 +220,7 @@ RankShape rank_shape(const Scenario& s) {
 
 std::vector<Operator> layer_forward_ops(const RankShape& r) {
   std::vector<Operator> ops = layer_compute_ops(r);
-  if (r.fp8_gemms) append(ops, fp8_casts(ops, Fp8Cast::inputs));
+  if (r.fp8_gemms) append(ops, fp8_casts(ops, Fp8Cast::inputs, r.fp8_recipe));
   return ops;
 }
 
@@ -229,7 +228,7 @@ std::vector<Operator> layer_backward_ops(const RankShape& r) {
   const std::vector<Operator> forward = layer_compute_ops(r);
   std::vector<Operator> ops;
   for (const Operator& f : forward) ops.push_back(backward_of(f, r));
-  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients));
+  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients, r.fp8_recipe));
   return ops;
 }
 
@@ -241,7 +240,7 @@ std::vector<Operator> layer_backward_input_ops(const RankShape& r) {
     if (f.kind == OperatorKind::gemm) ops.push_back(gemm_half_backward(f.name, f, BackwardGemm::dgrad));
     else ops.push_back(backward_of(f, r));
   }
-  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients));
+  if (r.fp8_gemms) append(ops, fp8_casts(forward, Fp8Cast::output_gradients, r.fp8_recipe));
   return ops;
 }
 

@@ -22,6 +22,7 @@ struct RankShape {
   double vocab = 0;        // vocabulary slice on this rank
   double elem_bytes = 2;   // activation/weight element size
   bool fp8_gemms = false;  // the layers' GEMMs run in FP8 (Transformer Engine), with its casts
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   MlpKind mlp = MlpKind::gelu;
   int tp = 1;
   bool sequence_parallel = false;  // norms, dropout and residuals see tokens / tp
