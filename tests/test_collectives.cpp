@@ -166,22 +166,28 @@ TEST(CollectiveTime, TwoRingsSharingANicEachGetHalfTheBandwidth) {
   EXPECT_NEAR(simulated_s(topo, 2, {{0, 2}, {1, 3}}, {.bytes = S}), 170.4 * kUs + S / 25e9, 1e-6);
 }
 
+// Eight GPUs, each issuing a ring (Simple) all-reduce of `bytes` on its communication stream,
+// computing for `compute_s`, then waiting for the all-reduce.
+Workload all_reduce_beside_compute(double bytes, double compute_s) {
+  Workload w;
+  w.ranks.resize(8);
+  w.groups.push_back({"tp", kEight});
+  for (RankProgram& rank : w.ranks) {
+    rank.tasks.push_back({.kind = TaskKind::collective, .group = 0, .bytes = bytes, .algorithm = Algo::ring,
+                          .protocol = Protocol::simple, .overlapped = true});
+    rank.tasks.push_back({.kind = TaskKind::compute, .compute_s = compute_s});
+    rank.tasks.push_back({.kind = TaskKind::wait_overlapped, .overlapped_done = 1});
+  }
+  return w;
+}
+
 // An all-reduce on the communication stream beside `compute_s` of compute, then a wait for it:
 // the wait exposes max(0, T - compute) of its T seconds, and min(T, compute) is hidden.
 TEST(CollectiveOverlap, ExposedIsWhatOutlastsTheCompute) {
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9, T = 190.0 * kUs + 1.75 * S / 100e9;  // ring, Simple (first test above)
   for (double compute_s : {0.010, 0.030}) {
-    Workload w;
-    w.ranks.resize(8);
-    w.groups.push_back({"tp", kEight});
-    for (RankProgram& rank : w.ranks) {
-      rank.tasks.push_back({.kind = TaskKind::collective, .group = 0, .bytes = S, .algorithm = Algo::ring,
-                            .protocol = Protocol::simple, .overlapped = true});
-      rank.tasks.push_back({.kind = TaskKind::compute, .compute_s = compute_s});
-      rank.tasks.push_back({.kind = TaskKind::wait_overlapped, .overlapped_done = 1});
-    }
-    const SimulationResult r = simulate_workload(topo, 1, test::kSpeed, w, {});
+    const SimulationResult r = simulate_workload(topo, 1, test::kSpeed, all_reduce_beside_compute(S, compute_s), {});
     const CommunicationTimes tp = r.engine.ranks[3].communication_by_kind.at("tp");
     EXPECT_NEAR(tp.total_s, T, 1e-6) << compute_s;
     EXPECT_NEAR(tp.exposed_s, std::max(0.0, T - compute_s), 1e-6) << compute_s;
@@ -199,16 +205,8 @@ TEST(CollectiveOverlap, ComputeBesideACollectiveLosesItsSmShare) {
   const TopologySpec topo = test_topology("nvswitch-8");
   const double S = 1e9, T = 190.0 * kUs + 1.75 * S / 100e9, share = 0.25;
   for (double compute_s : {0.010, 0.030}) {
-    Workload w;
-    w.ranks.resize(8);
-    w.groups.push_back({"tp", kEight});
+    Workload w = all_reduce_beside_compute(S, compute_s);
     w.collective_sm_share = share;
-    for (RankProgram& rank : w.ranks) {
-      rank.tasks.push_back({.kind = TaskKind::collective, .group = 0, .bytes = S, .algorithm = Algo::ring,
-                            .protocol = Protocol::simple, .overlapped = true});
-      rank.tasks.push_back({.kind = TaskKind::compute, .compute_s = compute_s});
-      rank.tasks.push_back({.kind = TaskKind::wait_overlapped, .overlapped_done = 1});
-    }
     const SimulationResult r = simulate_workload(topo, 1, test::kSpeed, w, {});
     const double stretched_s = std::min(compute_s / (1 - share), compute_s + share * T);
     EXPECT_NEAR(r.engine.ranks[3].compute_s, stretched_s, 1e-6) << compute_s;

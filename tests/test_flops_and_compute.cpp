@@ -103,6 +103,17 @@ Operator find_op(const std::vector<Operator>& ops, const std::string& name) {
   return {};
 }
 
+// A GPT layer (MHA, GELU MLP of 4 h) on an H100 with FlashAttention-2, sequences of 2048 tokens.
+RankShape gpt_layer_on_h100(double batch, double hidden, double heads) {
+  RankShape r = attention_shape("h100-sxm", AttentionKernel::flash2, 2048);
+  r.batch = batch;
+  r.hidden = hidden;
+  r.heads = r.kv_heads = heads;
+  r.head_dim = hidden / heads;
+  r.ffn = 4 * hidden;
+  return r;
+}
+
 // TorchTitan's per-op selective AC recomputes every second matmul of a layer. Llama's are wq, wk,
 // wv, wo, w1, w3, w2: wk (h x kv), wo (h x h) and w3 (h x ffn) are redone, 2 t h (kv + h + ffn)
 // FLOPs; the attention kernel's output is kept; the norms and SwiGLU are recomputed.
@@ -139,11 +150,7 @@ TEST(GemmShape, RatesRelativeToTheLargestMeasuredGemm) {
 TEST(GemmShape, ScalesTheDefaultGemmEfficiencyOfALayersGemms) {
   // A 125M-parameter GPT (hidden 768) at 16384 tokens per micro-batch: the QKV GEMM's k = 768 lies
   // between the measured 512 and 1024; it runs at 0.80 x its shape factor of the bf16 peak.
-  RankShape r = attention_shape("h100-sxm", AttentionKernel::flash2, 2048);
-  r.batch = 8;
-  r.hidden = 768;
-  r.heads = r.kv_heads = 12;
-  r.head_dim = 64;
+  const RankShape r = gpt_layer_on_h100(8, 768, 12);
   const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
   const Operator qkv = find_op(layer_forward_ops(r), "qkv_gemm");
   const double factor = gemm_shape_factor(16384, 3 * 768, 768);
@@ -160,12 +167,7 @@ TEST(GemmShape, ScalesTheDefaultGemmEfficiencyOfALayersGemms) {
 // (QKV, projection, MLP up, MLP down): 7 t h elements; their output gradients t x (3h, h, 4h, h):
 // 9 t h elements. bf16 training has no casts.
 TEST(Fp8Casts, EveryGemmInputAndOutputGradientIsCastWithItsTranspose) {
-  RankShape r = attention_shape("h100-sxm", AttentionKernel::flash2, 2048);
-  r.batch = 4;
-  r.hidden = 1024;
-  r.heads = r.kv_heads = 16;
-  r.head_dim = 64;
-  r.ffn = 4096;
+  RankShape r = gpt_layer_on_h100(4, 1024, 16);
   const double t = 4 * 2048, h = 1024;
   auto cast_bytes = [](const std::vector<Operator>& ops) {
     double bytes = 0;
