@@ -296,13 +296,15 @@ class RankActor {
   }
 
   // The SMs an overlapped collective's kernels hold while it runs: an execution on this GPU
-  // capped at that share of its speed, so the rank's compute gets the rest (SimGrid shares a
-  // host's speed max-min fairly and honours the cap). Cancelled when the collective ends.
+  // capped at that share of its speed (as slowed by a straggler event when it starts), so the
+  // rank's compute gets the rest (SimGrid shares a host's speed max-min fairly and honours the
+  // cap). Cancelled when the collective ends.
   sg4::ExecPtr occupy_sms() const {
     const double share = s_.workload.collective_sm_share;
     if (share <= 0) return nullptr;
+    const sg4::Host* gpu = sg4::this_actor::get_host();
     sg4::ExecPtr exec = sg4::this_actor::exec_init(std::numeric_limits<double>::max());
-    exec->set_bound(share * sg4::this_actor::get_host()->get_speed());
+    exec->set_bound(share * gpu->get_speed() * gpu->get_available_speed());
     exec->start();
     return exec;
   }

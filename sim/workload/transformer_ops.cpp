@@ -122,8 +122,8 @@ void append_moe_mlp(std::vector<Operator>& ops, const RankShape& r) {
 // at the recipe's bytes per element (precision.hpp). TE fuses some of these casts into the
 // LayerNorm and GELU kernels before them, saving the bf16 read; dtsim counts them unfused.
 // Weights are cast once per iteration (TE's first-micro-batch cache) and are left out.
-
-// The casts of the GEMMs among `forward`: of their inputs [m x k], or of their output gradients [m x n].
+// fp8_casts: the casts of the GEMMs among `forward`, of their inputs [m x k] or of their output
+// gradients [m x n].
 enum class Fp8Cast { inputs, output_gradients };
 std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe) {
   std::vector<Operator> casts;
