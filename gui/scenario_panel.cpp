@@ -130,6 +130,9 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("recompute", comboField("training.recompute", q(recompute_names()), "activation recomputation"));
   form->addRow("attention", comboField("training.attention", q(attention_kernel_names()),
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
+  form->addRow("optimizer", comboField("training.optimizer", q(optimizer_kernel_names()),
+                                       "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
+                                       "per_tensor (a loop of in-place ops per tensor)"));
   form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(fp8_recipe_names()),
                                         "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
                                         "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
@@ -269,6 +272,7 @@ void ScenarioPanel::reload() {
     set_text(fields_["training.recompute"], to_string(s.training.recompute));
     set_text(fields_["training.attention"], to_string(s.training.attention));
     set_text(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
+    set_text(fields_["training.optimizer"], to_string(s.training.optimizer));
     const ParallelismConfig& p = s.parallelism;
     set_text(fields_["parallelism.tp"], QString::number(p.tp));
     set_text(fields_["parallelism.cp"], QString::number(p.cp));

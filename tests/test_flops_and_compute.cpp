@@ -57,6 +57,16 @@ TEST(TransformerFlops, SelectiveRecomputeAddsOnlyTheAttentionScoresAndValues) {
   EXPECT_NEAR(hardware_flops_per_iteration(s) - model_flops_per_iteration(s), extra, 1e-9 * extra);
 }
 
+// Adam(W) per parameter: the fused kernel reads grad, weight, m, v and writes weight, m, v (28 B);
+// PyTorch's foreach path makes 8 passes (84 B), Composer's per-tensor loop 9 (92 B). Clipping adds
+// the norm's read and the scaling (12 B); bf16 training writes its 2-byte working copy.
+TEST(Optimizer, AdamBytesPerParameterByImplementation) {
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(Precision::bf16, OptimizerKernels::fused), 28 + 12 + 2);
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(Precision::bf16, OptimizerKernels::foreach), 84 + 12 + 2);
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(Precision::bf16, OptimizerKernels::per_tensor), 92 + 12 + 2);
+  EXPECT_DOUBLE_EQ(optimizer_bytes_per_parameter(Precision::fp32, OptimizerKernels::fused), 28 + 12);
+}
+
 TEST(ComputeModel, LargeGemmIsComputeBound) {
   // 8192^3 bf16 GEMM on H100: 2*8192^3 FLOPs at 989.4 TFLOP/s x 0.80 default GEMM efficiency.
   const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());

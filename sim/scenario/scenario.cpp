@@ -12,6 +12,21 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const char* to_string(OptimizerKernels k) {
+  switch (k) {
+    case OptimizerKernels::fused: return "fused";
+    case OptimizerKernels::foreach: return "foreach";
+    case OptimizerKernels::per_tensor: return "per_tensor";
+  }
+  return "?";
+}
+
+std::vector<std::string> optimizer_kernel_names() {
+  std::vector<std::string> names;
+  for (OptimizerKernels k : kOptimizerKernels) names.push_back(to_string(k));
+  return names;
+}
+
 std::vector<std::string> recompute_names() {
   std::vector<std::string> names;
   for (Recompute r : kRecomputeModes) names.push_back(to_string(r));

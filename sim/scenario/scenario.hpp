@@ -17,6 +17,13 @@ namespace dtsim {
 // TorchTitan's per-op policy, which saves the matmul outputs but every second one and the
 // attention kernel's, and recomputes the rest. full: every layer from its input.
 enum class Recompute { none, selective, selective_op, full };
+// How the optimizer's Adam(W) update runs. fused: one kernel over each parameter (Apex/Transformer
+// Engine FusedAdam as Megatron-LM runs it, torch.optim.AdamW(fused=True)). foreach: PyTorch's
+// multi-tensor AdamW, one pass over all parameters per elementwise step. per_tensor: a Python
+// loop of in-place ops per tensor (Composer's DecoupledAdamW, which llm-foundry runs).
+enum class OptimizerKernels { fused, foreach, per_tensor };
+inline constexpr OptimizerKernels kOptimizerKernels[] = {OptimizerKernels::fused, OptimizerKernels::foreach,
+                                                         OptimizerKernels::per_tensor};
 inline constexpr Recompute kRecomputeModes[] = {Recompute::none, Recompute::selective, Recompute::selective_op,
                                                 Recompute::full};
 // gpipe: all forwards, then all backwards. one_f_one_b: PipeDream-Flush. interleaved_1f1b:
@@ -31,6 +38,7 @@ struct TrainingConfig {
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
+  OptimizerKernels optimizer = OptimizerKernels::fused;
 };
 
 struct ParallelismConfig {
@@ -129,6 +137,8 @@ struct Scenario {
 
 const char* to_string(Recompute r);
 std::vector<std::string> recompute_names();
+const char* to_string(OptimizerKernels k);
+std::vector<std::string> optimizer_kernel_names();
 const char* to_string(PipelineScheduleKind k);
 
 }  // namespace dtsim

@@ -92,7 +92,8 @@ TransformerConfig read_model_section(const YamlFields& f, const YAML::Node& mode
 TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path) {
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
-                       {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe"});
+                       {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe",
+                        "optimizer"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -112,6 +113,10 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string fp8_recipe = f.choice(training, at, "fp8_recipe", fp8_recipe_names(), "delayed");
   for (Fp8Recipe r : kFp8Recipes)
     if (fp8_recipe == to_string(r)) t.fp8_recipe = r;
+
+  const std::string optimizer = f.choice(training, at, "optimizer", optimizer_kernel_names(), "fused");
+  for (OptimizerKernels k : kOptimizerKernels)
+    if (optimizer == to_string(k)) t.optimizer = k;
   return t;
 }
 

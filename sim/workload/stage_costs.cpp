@@ -166,7 +166,8 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
     in.parameter_bytes.push_back(params.dense * r.elem_bytes);
     in.expert_parameter_bytes.push_back(params.expert * r.elem_bytes);
     const double updated = params.dense / dense_shards + params.expert / expert_shards;
-    const Operator adam{"adam", OperatorKind::optimizer, 0, updated * optimizer_bytes_per_parameter(s.training.precision)};
+    const double bytes = updated * optimizer_bytes_per_parameter(s.training.precision, s.training.optimizer);
+    const Operator adam{"adam", OperatorKind::optimizer, 0, bytes};
     in.optimizer_s.push_back(compute.time_s(adam));
   }
   return in;

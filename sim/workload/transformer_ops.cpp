@@ -300,10 +300,21 @@ double cp_kv_bytes(const RankShape& r) { return 2 * r.batch * r.kv_seq * r.kv_he
 
 double ep_all_to_all_bytes(const RankShape& r) { return r.expert_tokens() * r.hidden * r.elem_bytes; }
 
-double optimizer_bytes_per_parameter(Precision p) {
-  // Read fp32 grad, master weight, Adam m and v (16 B); write master, m, v (12 B); write the
-  // low-precision working copy of the weight unless training in fp32.
-  return 28 + (p == Precision::fp32 ? 0 : element_bytes(p == Precision::fp8 ? Precision::bf16 : p));
+double optimizer_bytes_per_parameter(Precision p, OptimizerKernels kernels) {
+  // The Adam(W) update over fp32 grad, master weight, m and v, per parameter (4 B each access):
+  // fused: read grad, weight, m, v, write weight, m, v: 28 B.
+  // foreach (torch.optim.AdamW's multi-tensor path): weight decay mul_ 8, m lerp_ 12, v mul_ 8 and
+  //   addcmul_ 16 (grad read twice), sqrt 8, div_ 8, add_ eps 8, weight addcdiv_ 16: 84 B.
+  // per_tensor (Composer's DecoupledAdamW): the same with m's mul_ 8 and add_ 12 for lerp_: 92 B.
+  double adam = 28;
+  if (kernels == OptimizerKernels::foreach) adam = 84;
+  if (kernels == OptimizerKernels::per_tensor) adam = 92;
+  // Gradient-norm clipping, on by default in Megatron-LM, TorchTitan and llm-foundry: read the
+  // grads for their norm (4 B), scale them (8 B; Megatron-LM scales only when the norm is over).
+  constexpr double kClipping = 12;
+  // The low-precision working copy of the weight, unless training in fp32.
+  const double copy = p == Precision::fp32 ? 0 : element_bytes(p == Precision::fp8 ? Precision::bf16 : p);
+  return adam + kClipping + copy;
 }
 
 double gradient_element_bytes(Precision p) {

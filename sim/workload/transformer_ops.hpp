@@ -71,7 +71,7 @@ constexpr int kTpAllReducesPerLayerBackward = 2;  // input grads of QKV and MLP-
 int tp_allreduces_per_layer_recompute(Recompute mode);
 
 // Adam with fp32 master weights: HBM bytes per parameter of the optimizer step.
-double optimizer_bytes_per_parameter(Precision p);
+double optimizer_bytes_per_parameter(Precision p, OptimizerKernels kernels);
 // Bytes per gradient element in the data-parallel all-reduce (Megatron reduces bf16 grads in fp32).
 double gradient_element_bytes(Precision p);
 
