@@ -24,6 +24,18 @@ int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::stri
   return f.int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
 }
 
+// One of an enum's `values`, written as its to_string name; `fallback` when the key is absent.
+template <class Enum, size_t N>
+Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
+                 const Enum (&values)[N], Enum fallback) {
+  std::vector<std::string> names;
+  for (Enum v : values) names.push_back(to_string(v));
+  const std::string written = f.choice(map, path, key, names, to_string(fallback));
+  for (Enum v : values)
+    if (written == to_string(v)) return v;
+  return fallback;
+}
+
 TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model, const std::string& at) {
   const bool has_preset = f.has(model, "preset");
   const bool has_hf_config = f.has(model, "hf_config");
@@ -98,25 +110,12 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
 
-  const std::string precision = f.choice(training, at, "precision", {"bf16", "fp16", "fp8", "fp32"}, "bf16");
-  for (Precision p : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
-    if (precision == to_string(p)) t.precision = p;
-
-  const std::string recompute = f.choice(training, at, "recompute", recompute_names(), "none");
-  for (Recompute r : kRecomputeModes)
-    if (recompute == to_string(r)) t.recompute = r;
-
-  const std::string attention = f.choice(training, at, "attention", attention_kernel_names(), "auto");
-  for (AttentionKernel k : kAttentionKernels)
-    if (attention == to_string(k)) t.attention = k;
-
-  const std::string fp8_recipe = f.choice(training, at, "fp8_recipe", fp8_recipe_names(), "delayed");
-  for (Fp8Recipe r : kFp8Recipes)
-    if (fp8_recipe == to_string(r)) t.fp8_recipe = r;
-
-  const std::string optimizer = f.choice(training, at, "optimizer", optimizer_kernel_names(), "fused");
-  for (OptimizerKernels k : kOptimizerKernels)
-    if (optimizer == to_string(k)) t.optimizer = k;
+  constexpr Precision kPrecisions[] = {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32};
+  t.precision = read_choice(f, training, at, "precision", kPrecisions, Precision::bf16);
+  t.recompute = read_choice(f, training, at, "recompute", kRecomputeModes, Recompute::none);
+  t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
+  t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
+  t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
   return t;
 }
 
@@ -134,11 +133,10 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   p.dp = f.positive_int_or(par, at, "dp", 1);
   p.cp = f.positive_int_or(par, at, "cp", 1);
   p.ep = f.positive_int_or(par, at, "ep", 1);
-  const std::string schedule =
-      f.choice(par, at, "schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble"}, "1f1b");
-  for (PipelineScheduleKind k : {PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b,
-                                 PipelineScheduleKind::interleaved_1f1b, PipelineScheduleKind::zero_bubble})
-    if (schedule == to_string(k)) p.schedule = k;
+  constexpr PipelineScheduleKind kSchedules[] = {PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b,
+                                                 PipelineScheduleKind::interleaved_1f1b,
+                                                 PipelineScheduleKind::zero_bubble};
+  p.schedule = read_choice(f, par, at, "schedule", kSchedules, PipelineScheduleKind::one_f_one_b);
   p.virtual_stages = f.positive_int_or(par, at, "virtual_stages", 1);
   // Megatron-LM interleaves whenever a GPU holds several model chunks.
   if (!f.has(par, "schedule") && p.virtual_stages > 1) p.schedule = PipelineScheduleKind::interleaved_1f1b;
