@@ -17,6 +17,7 @@
 
 #include "attention_kernel.hpp"
 #include "device_spec.hpp"
+#include "enum_names.hpp"
 #include "memory_model.hpp"
 #include "transformer_config.hpp"
 #include "what_if.hpp"
@@ -126,14 +127,14 @@ QWidget* ScenarioPanel::buildTraining() {
   auto* form = new QFormLayout(box);
   form->addRow("global batch", lineField("training.global_batch", "sequences per iteration, all replicas"));
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
-  form->addRow("precision", comboField("training.precision", {"bf16", "fp16", "fp8", "fp32"}, "number format of the GEMMs"));
-  form->addRow("recompute", comboField("training.recompute", q(recompute_names()), "activation recomputation"));
-  form->addRow("attention", comboField("training.attention", q(attention_kernel_names()),
+  form->addRow("precision", comboField("training.precision", q(names_of(kPrecisions)), "number format of the GEMMs"));
+  form->addRow("recompute", comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
+  form->addRow("attention", comboField("training.attention", q(names_of(kAttentionKernels)),
                                        "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
-  form->addRow("optimizer", comboField("training.optimizer", q(optimizer_kernel_names()),
+  form->addRow("optimizer", comboField("training.optimizer", q(names_of(kOptimizerKernels)),
                                        "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
                                        "per_tensor (a loop of in-place ops per tensor)"));
-  form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(fp8_recipe_names()),
+  form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(names_of(kFp8Recipes)),
                                         "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
                                         "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
   return box;
@@ -150,7 +151,7 @@ QWidget* ScenarioPanel::buildParallelism() {
     degrees->addWidget(e);
   }
   form->addRow(degrees);
-  form->addRow("schedule", comboField("parallelism.schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zero_bubble"},
+  form->addRow("schedule", comboField("parallelism.schedule", q(names_of(kPipelineSchedules)),
                                       "pipeline schedule"));
   form->addRow("virtual stages", lineField("parallelism.virtual_stages", "model chunks per GPU (interleaved_1f1b)"));
   form->addRow("ZeRO stage", comboField("parallelism.zero_stage", {"0", "1", "2", "3"},

@@ -24,8 +24,9 @@ constexpr Curve kH100CudnnBackward = {305, 408, 465, 499, 518, 516};
 
 // A100 (sm80), FlashAttention-2 only: Dao, "FlashAttention-2" (2023), abstract: 50-73% of the
 // theoretical maximum FLOP/s on A100. Taken as 50% at 512 and 73% at 16k, in even steps between
-// (linear in log2 of the length), for every pass and mask: the paper's per-length figures are
-// not in this repository.
+// (linear in log2 of the length), as the non-causal forward's rate (the causal forward and the
+// backward: see fused_attention_efficiency): the paper's per-length figures are not in this
+// repository.
 constexpr Curve kA100Flash2 = {0.50, 0.55, 0.60, 0.65, 0.70, 0.73};
 
 // FlashAttention (v1, Dao et al. 2022) and its Triton port: the same abstract puts it at "only
@@ -75,12 +76,6 @@ const char* to_string(AttentionKernel k) {
     case AttentionKernel::cudnn: return "cudnn";
   }
   return "?";
-}
-
-std::vector<std::string> attention_kernel_names() {
-  std::vector<std::string> names;
-  for (AttentionKernel k : kAttentionKernels) names.push_back(to_string(k));
-  return names;
 }
 
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device) {

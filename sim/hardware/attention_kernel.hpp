@@ -10,8 +10,6 @@
 //   skipped; what PyTorch's scaled_dot_product_attention runs (TorchTitan, llm-foundry).
 // cudnn: cuDNN's fused attention on Hopper and later, what Transformer Engine (Megatron-Core,
 //   NeMo) runs; FlashAttention-3 reaches about the same rates.
-#include <string>
-#include <vector>
 
 #include "device_spec.hpp"
 
@@ -24,7 +22,6 @@ inline constexpr AttentionKernel kAttentionKernels[] = {AttentionKernel::automat
 enum class AttentionPass { forward, backward };
 
 const char* to_string(AttentionKernel k);
-std::vector<std::string> attention_kernel_names();  // as scenario files spell them
 
 // What Megatron-Core with Transformer Engine runs by default on the device: cuDNN fused attention
 // where it exists (sm90 and later), else FlashAttention-2. PyTorch's SDPA (TorchTitan,

@@ -23,12 +23,6 @@ const char* to_string(Fp8Recipe r) {
   return "?";
 }
 
-std::vector<std::string> fp8_recipe_names() {
-  std::vector<std::string> names;
-  for (Fp8Recipe r : kFp8Recipes) names.push_back(to_string(r));
-  return names;
-}
-
 double fp8_cast_transpose_bytes_per_element(Fp8Recipe r) {
   constexpr double kCastTranspose = 2 + 1 + 1;
   switch (r) {

@@ -1,11 +1,10 @@
 #pragma once
 // The number formats a training run computes in, and what each costs per element.
-#include <string>
-#include <vector>
 
 namespace dtsim {
 
 enum class Precision { bf16, fp16, fp8, fp32 };
+inline constexpr Precision kPrecisions[] = {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32};
 
 const char* to_string(Precision p);
 
@@ -22,7 +21,6 @@ enum class Fp8Recipe { delayed, tensorwise, rowwise, blockwise, mxfp8 };
 inline constexpr Fp8Recipe kFp8Recipes[] = {Fp8Recipe::delayed, Fp8Recipe::tensorwise, Fp8Recipe::rowwise,
                                             Fp8Recipe::blockwise, Fp8Recipe::mxfp8};
 const char* to_string(Fp8Recipe r);
-std::vector<std::string> fp8_recipe_names();
 
 // HBM bytes per element of casting a bf16 tensor to FP8 with a transposed copy (the FP8 GEMMs
 // on Hopper take TN operands only, and a weight-gradient GEMM needs the other layout): read 2,

@@ -21,18 +21,6 @@ const char* to_string(OptimizerKernels k) {
   return "?";
 }
 
-std::vector<std::string> optimizer_kernel_names() {
-  std::vector<std::string> names;
-  for (OptimizerKernels k : kOptimizerKernels) names.push_back(to_string(k));
-  return names;
-}
-
-std::vector<std::string> recompute_names() {
-  std::vector<std::string> names;
-  for (Recompute r : kRecomputeModes) names.push_back(to_string(r));
-  return names;
-}
-
 const char* to_string(PipelineScheduleKind k) {
   switch (k) {
     case PipelineScheduleKind::gpipe: return "gpipe";

@@ -30,6 +30,9 @@ inline constexpr Recompute kRecomputeModes[] = {Recompute::none, Recompute::sele
 // Megatron-LM's schedule with `virtual_stages` model chunks per GPU. zero_bubble: ZB-H1
 // (Qi et al. 2024), backward split into input-gradient (B) and weight-gradient (W) passes.
 enum class PipelineScheduleKind { gpipe, one_f_one_b, interleaved_1f1b, zero_bubble };
+inline constexpr PipelineScheduleKind kPipelineSchedules[] = {
+    PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b, PipelineScheduleKind::interleaved_1f1b,
+    PipelineScheduleKind::zero_bubble};
 
 struct TrainingConfig {
   int global_batch = 0;  // sequences per iteration, all replicas together
@@ -136,9 +139,7 @@ struct Scenario {
 };
 
 const char* to_string(Recompute r);
-std::vector<std::string> recompute_names();
 const char* to_string(OptimizerKernels k);
-std::vector<std::string> optimizer_kernel_names();
 const char* to_string(PipelineScheduleKind k);
 
 }  // namespace dtsim

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "enum_names.hpp"
 #include "hf_config.hpp"
 #include "input_file.hpp"
 
@@ -28,9 +29,7 @@ int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::stri
 template <class Enum, size_t N>
 Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
                  const Enum (&values)[N], Enum fallback) {
-  std::vector<std::string> names;
-  for (Enum v : values) names.push_back(to_string(v));
-  const std::string written = f.choice(map, path, key, names, to_string(fallback));
+  const std::string written = f.choice(map, path, key, names_of(values), to_string(fallback));
   for (Enum v : values)
     if (written == to_string(v)) return v;
   return fallback;
@@ -110,7 +109,6 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
 
-  constexpr Precision kPrecisions[] = {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32};
   t.precision = read_choice(f, training, at, "precision", kPrecisions, Precision::bf16);
   t.recompute = read_choice(f, training, at, "recompute", kRecomputeModes, Recompute::none);
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
@@ -133,10 +131,7 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   p.dp = f.positive_int_or(par, at, "dp", 1);
   p.cp = f.positive_int_or(par, at, "cp", 1);
   p.ep = f.positive_int_or(par, at, "ep", 1);
-  constexpr PipelineScheduleKind kSchedules[] = {PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b,
-                                                 PipelineScheduleKind::interleaved_1f1b,
-                                                 PipelineScheduleKind::zero_bubble};
-  p.schedule = read_choice(f, par, at, "schedule", kSchedules, PipelineScheduleKind::one_f_one_b);
+  p.schedule = read_choice(f, par, at, "schedule", kPipelineSchedules, PipelineScheduleKind::one_f_one_b);
   p.virtual_stages = f.positive_int_or(par, at, "virtual_stages", 1);
   // Megatron-LM interleaves whenever a GPU holds several model chunks.
   if (!f.has(par, "schedule") && p.virtual_stages > 1) p.schedule = PipelineScheduleKind::interleaved_1f1b;
