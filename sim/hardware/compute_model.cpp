@@ -9,7 +9,7 @@ ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, Effici
                            MeasuredEfficiencies measured)
     : device_(&device),
       peak_flops_(device.peak_flops(precision)),
-      non_gemm_peak_flops_(device.peak_flops(precision == Precision::fp8 ? Precision::bf16 : precision)),
+      non_gemm_peak_flops_(device.peak_flops(working_precision(precision))),
       eff_(efficiencies),
       measured_(std::move(measured)) {}
 

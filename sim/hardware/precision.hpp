@@ -11,6 +11,10 @@ const char* to_string(Precision p);
 // Bytes per element of activations and weights for a training precision.
 double element_bytes(Precision p);
 
+// The format of activations, working weights and every operator but the dense GEMMs: training
+// in fp8 keeps them in bf16 (Transformer Engine's recipe); other precisions are their own.
+inline Precision working_precision(Precision p) { return p == Precision::fp8 ? Precision::bf16 : p; }
+
 // How FP8 training scales a tensor into FP8's range (Megatron-Core's --fp8-recipe names, and
 // torchao's rowwise). delayed: from the amax history of earlier iterations, so the cast needs no
 // pass of its own over the tensor (Transformer Engine's DelayedScaling). tensorwise, rowwise:

@@ -205,7 +205,7 @@ RankShape rank_shape(const Scenario& s) {
   r.head_dim = m.head_dim();
   r.ffn = double(m.ffn_hidden) / tp;
   r.vocab = double(m.vocab) / tp;
-  r.elem_bytes = s.training.precision == Precision::fp32 ? 4 : 2;  // fp8 keeps bf16 activations
+  r.elem_bytes = element_bytes(working_precision(s.training.precision));
   r.fp8_gemms = s.training.precision == Precision::fp8;
   r.fp8_recipe = s.training.fp8_recipe;
   r.mlp = m.mlp;
@@ -313,7 +313,7 @@ double optimizer_bytes_per_parameter(Precision p, OptimizerKernels kernels) {
   // grads for their norm (4 B), scale them (8 B; Megatron-LM scales only when the norm is over).
   constexpr double kClipping = 12;
   // The low-precision working copy of the weight, unless training in fp32.
-  const double copy = p == Precision::fp32 ? 0 : element_bytes(p == Precision::fp8 ? Precision::bf16 : p);
+  const double copy = p == Precision::fp32 ? 0 : element_bytes(working_precision(p));
   return adam + kClipping + copy;
 }
 
