@@ -99,6 +99,10 @@ int YamlFields::positive_int(const YAML::Node& map, const std::string& path, con
   return int_in(map, path, key, 1, 1'000'000'000, "a positive integer");
 }
 
+int YamlFields::non_negative_int(const YAML::Node& map, const std::string& path, const std::string& key) const {
+  return int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
+}
+
 int YamlFields::positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key,
                                 int fallback) const {
   return has(map, key) ? positive_int(map, path, key) : fallback;

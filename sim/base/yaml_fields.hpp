@@ -48,6 +48,7 @@ class YamlFields {
   bool has(const YAML::Node& map, const std::string& key) const;
 
   int positive_int(const YAML::Node& map, const std::string& path, const std::string& key) const;
+  int non_negative_int(const YAML::Node& map, const std::string& path, const std::string& key) const;
   int positive_int_or(const YAML::Node& map, const std::string& path, const std::string& key, int fallback) const;
   double positive_number(const YAML::Node& map, const std::string& path, const std::string& key) const;
   double non_negative_number(const YAML::Node& map, const std::string& path, const std::string& key) const;

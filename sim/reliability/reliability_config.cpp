@@ -24,14 +24,6 @@ std::optional<double> positive_number_or_word(const YamlFields& f, const YAML::N
   return v;
 }
 
-int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
-  const YAML::Node n = f.child(map, path, key);
-  long long v = 0;
-  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < 0 || v > 1'000'000'000)
-    f.fail(n, YamlFields::join(path, key), "an integer >= 0", YamlFields::describe(n));
-  return int(v);
-}
-
 void read_mtbf(const YamlFields& f, const YAML::Node& map, ComponentMtbf& m) {
   const std::string path = kPath + ".mtbf_hours";
   f.require_known_keys(map, path, {"gpu", "hbm", "nic", "switch", "host", "software"});
@@ -64,7 +56,7 @@ void read_recovery(const YamlFields& f, const YAML::Node& map, RecoveryPolicy& r
   if (f.has(map, "strategy"))
     r.strategy = recovery_strategy_from(f.choice(map, path, "strategy", {"wait_for_repair", "spare_nodes", "elastic"}));
   if (f.has(map, "repair_hours")) r.repair_hours = f.non_negative_number(map, path, "repair_hours");
-  if (f.has(map, "spares")) r.spares = non_negative_int(f, map, path, "spares");
+  if (f.has(map, "spares")) r.spares = f.non_negative_int(map, path, "spares");
   if (f.has(map, "swap_s")) r.swap_s = f.non_negative_number(map, path, "swap_s");
 }
 

@@ -19,10 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
-  return f.int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
-}
-
 double finite_number(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
   const double largest = std::numeric_limits<double>::max();
   return f.number_in(map, path, key, -largest, largest, "a number");
@@ -68,7 +64,7 @@ Event read_event(const YamlFields& f, const YAML::Node& event, const std::string
     const bool node = type == "slow_node";
     f.require_known_keys(event, path, {"type", node ? "node" : "gpu", "slowdown", "start_s", "end_s"});
     StragglerEvent e;
-    (node ? e.node : e.gpu) = non_negative_int(f, event, path, node ? "node" : "gpu");
+    (node ? e.node : e.gpu) = f.non_negative_int(event, path, node ? "node" : "gpu");
     e.slowdown = finite_number(f, event, path, "slowdown");
     std::tie(e.start_s, e.end_s) = read_window(f, event, path);
     return e;
@@ -78,11 +74,11 @@ Event read_event(const YamlFields& f, const YAML::Node& event, const std::string
     e.link = f.choice(event, path, "link", {"nic", "nvlink"}) == "nic" ? EventLink::nic : EventLink::nvlink;
     if (e.link == EventLink::nic) {
       f.require_known_keys(event, path, {"type", "link", "node", "nic", "bandwidth_fraction", "start_s", "end_s"});
-      e.node = non_negative_int(f, event, path, "node");
-      e.nic = non_negative_int(f, event, path, "nic");
+      e.node = f.non_negative_int(event, path, "node");
+      e.nic = f.non_negative_int(event, path, "nic");
     } else {
       f.require_known_keys(event, path, {"type", "link", "gpu", "bandwidth_fraction", "start_s", "end_s"});
-      e.gpu = non_negative_int(f, event, path, "gpu");
+      e.gpu = f.non_negative_int(event, path, "gpu");
     }
     e.bandwidth_fraction = finite_number(f, event, path, "bandwidth_fraction");
     std::tie(e.start_s, e.end_s) = read_window(f, event, path);
@@ -98,25 +94,25 @@ Event read_event(const YamlFields& f, const YAML::Node& event, const std::string
                                         : FailedResource::leaf_switch;
     if (e.resource == FailedResource::leaf_switch) {
       f.require_known_keys(event, path, {"type", "resource", "leaf", "at_s"});
-      e.leaf = non_negative_int(f, event, path, "leaf");
+      e.leaf = f.non_negative_int(event, path, "leaf");
     } else if (e.resource == FailedResource::nic) {
       f.require_known_keys(event, path, {"type", "resource", "node", "nic", "at_s"});
-      e.node = non_negative_int(f, event, path, "node");
-      e.nic = non_negative_int(f, event, path, "nic");
+      e.node = f.non_negative_int(event, path, "node");
+      e.nic = f.non_negative_int(event, path, "nic");
     } else if (e.resource == FailedResource::node) {
       f.require_known_keys(event, path, {"type", "resource", "node", "at_s"});
-      e.node = non_negative_int(f, event, path, "node");
+      e.node = f.non_negative_int(event, path, "node");
     } else {
       f.require_known_keys(event, path, {"type", "resource", "gpu", "at_s"});
-      e.gpu = non_negative_int(f, event, path, "gpu");
+      e.gpu = f.non_negative_int(event, path, "gpu");
     }
     e.at_s = finite_number(f, event, path, "at_s");
     return e;
   }
   f.require_known_keys(event, path, {"type", "from_node", "to_node", "rate_GBps", "start_s", "end_s"});
   BackgroundTrafficEvent e;
-  e.from_node = non_negative_int(f, event, path, "from_node");
-  e.to_node = non_negative_int(f, event, path, "to_node");
+  e.from_node = f.non_negative_int(event, path, "from_node");
+  e.to_node = f.non_negative_int(event, path, "to_node");
   e.rate_Bps = finite_number(f, event, path, "rate_GBps") * 1e9;
   std::tie(e.start_s, e.end_s) = read_window(f, event, path);
   return e;

@@ -21,10 +21,6 @@ fs::path read_existing_file(const YamlFields& f, const YAML::Node& map, const st
 
 namespace {
 
-int non_negative_int(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key) {
-  return f.int_in(map, path, key, 0, 1'000'000'000, "an integer >= 0");
-}
-
 // One of an enum's `values`, written as its to_string name; `fallback` when the key is absent.
 template <class Enum, size_t N>
 Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
@@ -135,11 +131,11 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   p.virtual_stages = f.positive_int_or(par, at, "virtual_stages", 1);
   // Megatron-LM interleaves whenever a GPU holds several model chunks.
   if (!f.has(par, "schedule") && p.virtual_stages > 1) p.schedule = PipelineScheduleKind::interleaved_1f1b;
-  if (f.has(par, "first_stage_layers")) p.first_stage_layers = non_negative_int(f, par, at, "first_stage_layers");
-  if (f.has(par, "last_stage_layers")) p.last_stage_layers = non_negative_int(f, par, at, "last_stage_layers");
+  if (f.has(par, "first_stage_layers")) p.first_stage_layers = f.non_negative_int(par, at, "first_stage_layers");
+  if (f.has(par, "last_stage_layers")) p.last_stage_layers = f.non_negative_int(par, at, "last_stage_layers");
   p.sequence_parallel = f.boolean_or(par, at, "sequence_parallel", false);
   p.tp_comm_overlap = f.boolean_or(par, at, "tp_comm_overlap", false);
-  if (f.has(par, "zero_stage")) p.zero_stage = non_negative_int(f, par, at, "zero_stage");
+  if (f.has(par, "zero_stage")) p.zero_stage = f.non_negative_int(par, at, "zero_stage");
   p.overlap_grad_reduce = f.boolean_or(par, at, "overlap_grad_reduce", false);
   if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
   p.fsdp_prefetch = f.boolean_or(par, at, "fsdp_prefetch", true);
