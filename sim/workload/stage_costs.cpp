@@ -93,8 +93,8 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
   const double grad_bytes = gradient_element_bytes(s.training.precision);
   const std::pair<GroupRole, double> parts[] = {{GroupRole::dp, params.dense}, {GroupRole::expert_dp, params.expert}};
+  const bool prefetch = s.parallelism.fsdp_prefetch;
   for (const auto& [group, count] : parts) {
-    const bool prefetch = s.parallelism.fsdp_prefetch;
     add(c.forward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
     add(c.backward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
