@@ -75,6 +75,20 @@ TEST(ComputeModel, LargeGemmIsComputeBound) {
   EXPECT_NEAR(cm.time_s(op), 2 * n * n * n / (989.4e12 * 0.80), 1e-12);
 }
 
+// Meta's 500 W H100 ran a bf16 8192^3 GEMM at 585.23 TFLOP/s (pytorch/FBGEMM pull request 2546).
+// dtsim's rate there: the default 0.80 of 989.4 TFLOP/s, times the part's sustained tensor scale.
+TEST(ComputeModel, PowerLimitedPartRunsALargeGemmAtItsMeasuredRate) {
+  const ComputeModel cm(*find_device("h100-96gb-500w"), Precision::bf16, default_efficiencies());
+  const double n = 8192;
+  const Operator op{"gemm", OperatorKind::gemm, 2 * n * n * n, 3 * n * n * 2};
+  const double tflops = op.flops / cm.time_s(op) / 1e12;
+  EXPECT_NEAR(tflops, 989.4 * 0.80 * 585.23 / 797.5, 1e-9);
+  EXPECT_NEAR(tflops, 585.23, 0.01 * 585.23);
+  // Memory-bound work runs at the part's 2.4 TB/s HBM2e, unscaled.
+  const Operator copy{"gelu", OperatorKind::elementwise, 0, 1e9};
+  EXPECT_NEAR(cm.time_s(copy), 1e9 / (2400e9 * 0.85), 1e-12);
+}
+
 TEST(ComputeModel, ElementwiseIsMemoryBound) {
   // 1 GB through HBM on A100 80GB: 2,039 GB/s x 0.85 default memory efficiency.
   const ComputeModel cm(*find_device("a100-80gb-sxm"), Precision::bf16, default_efficiencies());
@@ -267,6 +281,21 @@ TEST(FusedAttention, StaysBf16WhenTheGemmsRunInFp8) {
   EXPECT_DOUBLE_EQ(fp8.time_s(attention), bf16.time_s(attention));
   const Operator qkv = find_op(layer_forward_ops(r), "qkv_gemm");
   EXPECT_NEAR(fp8.time_s(qkv), bf16.time_s(qkv) * 989.4 / 1978.9, 1e-12);
+}
+
+TEST(Fp8Gemms, TheLmHeadStaysBf16) {
+  // Megatron-Core's output layer is not a Transformer Engine module, and TorchTitan's float8
+  // converter skips "output": under fp8 the logits GEMM runs at the bf16 rate, the layers' at fp8.
+  const ComputeModel bf16(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const ComputeModel fp8(*find_device("h100-sxm"), Precision::fp8, default_efficiencies());
+  const RankShape r = attention_shape("h100-sxm", AttentionKernel::cudnn, 4096);
+  for (const std::vector<Operator>& ops : {logits_forward_ops(r), logits_backward_ops(r)}) {
+    const Operator head = find_op(ops, "logits_gemm");
+    EXPECT_GT(head.flops, 0);
+    EXPECT_DOUBLE_EQ(fp8.time_s(head), bf16.time_s(head));
+  }
+  const Operator up = find_op(layer_backward_ops(r), "mlp_up_gemm");
+  EXPECT_NEAR(fp8.time_s(up), bf16.time_s(up) * 989.4 / 1978.9, 1e-12);
 }
 
 TEST(FusedAttention, AutomaticIsCudnnOnHopperAndFlashAttention2OnAmpere) {

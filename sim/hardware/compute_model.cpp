@@ -16,15 +16,18 @@ ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, Effici
 double ComputeModel::time_s(const Operator& op) const {
   OperatorEfficiency e = eff_[op.kind];
   const EfficiencyCurve& curve = measured_[op.kind];
+  // A measured curve holds its GPU's power behaviour; published and default rates are the
+  // datasheet part's at full TDP, so a part run at a lower power limit scales them.
   if (op.kernel_efficiency > 0) {
-    e.compute = op.kernel_efficiency;
+    e.compute = op.kernel_efficiency * device_->sustained_tensor_scale;
   } else if (!curve.empty()) {
     if (measured_by_flops(op.kind)) e.compute = curve.at(op.flops);
     else e.memory = curve.at(op.bytes);
   } else {
-    e.compute *= op.shape_efficiency;
+    e.compute *= op.shape_efficiency * device_->sustained_tensor_scale;
   }
-  const double peak = op.kind == OperatorKind::gemm ? peak_flops_ : non_gemm_peak_flops_;
+  const bool low_precision = op.kind == OperatorKind::gemm && !op.working_precision_gemm;
+  const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
   return std::max(compute_s, memory_s);

@@ -6,8 +6,9 @@
 // Efficiencies are fractions of the device's own peaks, so a curve measured on one GPU type and
 // applied to another scales compute-bound times by the peak FLOP/s ratio and memory-bound ones by
 // the HBM bandwidth ratio.
-// Only dense GEMMs run in FP8 when training in fp8 (Transformer Engine's recipe: attention and
-// everything else stay bf16), so other kinds use the bf16 peak then.
+// Only the transformer layers' dense GEMMs run in FP8 when training in fp8 (Transformer Engine's
+// recipe: attention and everything else stay bf16), so other kinds, and GEMMs marked as kept in
+// the working precision (the LM head), use the bf16 peak then.
 #include "device_spec.hpp"
 #include "efficiency_defaults.hpp"
 #include "measured_efficiency.hpp"
@@ -31,6 +32,8 @@ struct Operator {
   // (gemm_shape.hpp). A measured curve already holds its shapes' rates and ignores it.
   double m = 0, n = 0, k = 0;
   double shape_efficiency = 1;
+  // A dense GEMM that stays in the working precision (bf16) when the layers' GEMMs run in FP8.
+  bool working_precision_gemm = false;
 };
 
 class ComputeModel {

@@ -23,6 +23,14 @@ const std::vector<DeviceSpec>& all_devices() {
       // 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, H100 SXM5).
       {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 81559 * MiB, 3350 * GB,
        450 * GB, 90, 132},
+      // Meta's Grand Teton H100 (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md,
+      // Hardware): 96GB HBM2e at 2.4 TB/s peak, run at its default 500 W power limit; the H100 SXM5's
+      // tensor cores and NVLink 4. At 500 W a bf16 8192^3 GEMM runs at 585.23 TFLOP/s (Meta's
+      // "H100 500W" benchmark, pytorch/FBGEMM pull request 2546, 2024-04-29) where a 700 W H100
+      // SXM5 runs it at 797.5 (zzc0721/torch-performance-test-data issue 79, PyTorch 2.7; the
+      // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate.
+      {"h100-96gb-500w", "NVIDIA H100 96GB HBM2e at 500 W (Grand Teton)", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T,
+       96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5},
       // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM;
       // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional. The H100 SXM5's 132 SMs.
       {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 143771 * MiB, 4800 * GB,

@@ -21,6 +21,10 @@ struct DeviceSpec {
   double nvlink_bw_Bps = 0;  // per GPU, one direction (datasheet bidirectional figure / 2)
   int sm_arch = 80;          // compute capability x 10: 80 Ampere, 90 Hopper, 100 Blackwell
   int sms = 0;               // streaming multiprocessors
+  // Tensor-core rate this part sustains at its power limit, as a fraction of the rate of the
+  // datasheet part at its full TDP (whose measured rates the default efficiencies hold): 1 for
+  // datasheet parts; below 1 for a part run at a lower power limit, whose clock drops under load.
+  double sustained_tensor_scale = 1;
 
   // Fraction of the GPU's SMs an NCCL collective kernel occupies while it runs beside compute
   // (one CTA per channel, each CTA on its own SM): compute then runs at (1 - share) of its rate.

@@ -29,12 +29,14 @@ double backward_shape_efficiency(const Operator& fwd, BackwardGemm which) {
 // Both backward GEMMs, one after the other: equal FLOPs, so the harmonic mean of their rates.
 Operator gemm_backward(const char* name, const Operator& fwd) {
   Operator op{name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes, fwd.tile_utilization};
+  op.working_precision_gemm = fwd.working_precision_gemm;
   op.shape_efficiency = 2 / (1 / backward_shape_efficiency(fwd, BackwardGemm::dgrad) +
                              1 / backward_shape_efficiency(fwd, BackwardGemm::wgrad));
   return op;
 }
 Operator gemm_half_backward(const char* name, const Operator& fwd, BackwardGemm which) {
   Operator op{name, fwd.kind, fwd.flops, fwd.bytes, fwd.tile_utilization};
+  op.working_precision_gemm = fwd.working_precision_gemm;
   op.shape_efficiency = backward_shape_efficiency(fwd, which);
   return op;
 }
@@ -274,11 +276,22 @@ std::vector<Operator> embedding_backward_ops(const RankShape& r) {
   return {elementwise("embedding_grad", 3 * r.tokens() * r.hidden * r.elem_bytes)};
 }
 
+namespace {
+// The LM head stays in bf16 under FP8 training: Megatron-Core builds it as a plain
+// tensor_parallel.ColumnParallelLinear, not a Transformer Engine module, and TorchTitan's float8
+// converter skips it (filter_fqns = "output" in its llama3 train configs).
+Operator logits_gemm(const RankShape& r) {
+  Operator op = gemm("logits_gemm", r.tokens(), r.hidden, r.vocab, r.elem_bytes);
+  op.working_precision_gemm = true;
+  return op;
+}
+}  // namespace
+
 std::vector<Operator> logits_forward_ops(const RankShape& r) {
   const double t = r.tokens();
   return {
       elementwise("final_norm", 2 * t * r.hidden * r.elem_bytes),
-      gemm("logits_gemm", t, r.hidden, r.vocab, r.elem_bytes),
+      logits_gemm(r),
       // Cross-entropy over the vocab slice: read logits, write fp32 softmax, read it back.
       elementwise("cross_entropy", t * r.vocab * (r.elem_bytes + 8)),
   };
@@ -286,7 +299,7 @@ std::vector<Operator> logits_forward_ops(const RankShape& r) {
 
 std::vector<Operator> logits_backward_ops(const RankShape& r) {
   const double t = r.tokens();
-  const Operator fwd = gemm("logits_gemm", t, r.hidden, r.vocab, r.elem_bytes);
+  const Operator fwd = logits_gemm(r);
   return {
       elementwise("cross_entropy", t * r.vocab * (4 + r.elem_bytes)),  // softmax - onehot -> grad
       gemm_backward("logits_gemm", fwd),
