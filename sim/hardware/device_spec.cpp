@@ -28,7 +28,8 @@ const std::vector<DeviceSpec>& all_devices() {
       // tensor cores and NVLink 4. At 500 W a bf16 8192^3 GEMM runs at 585.23 TFLOP/s (Meta's
       // "H100 500W" benchmark, pytorch/FBGEMM pull request 2546, 2024-04-29) where a 700 W H100
       // SXM5 runs it at 797.5 (zzc0721/torch-performance-test-data issue 79, PyTorch 2.7; the
-      // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate.
+      // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate. Capacity: the nominal
+      // 96 GiB (the driver's figure for this part is not published).
       {"h100-96gb-500w", "NVIDIA H100 96GB HBM2e at 500 W (Grand Teton)", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T,
        96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5},
       // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM;
