@@ -26,19 +26,22 @@ double backward_shape_efficiency(const Operator& fwd, BackwardGemm which) {
   return which == BackwardGemm::dgrad ? gemm_shape_factor(fwd.m, fwd.k, fwd.n) : gemm_shape_factor(fwd.k, fwd.n, fwd.m);
 }
 
-// Both backward GEMMs, one after the other: equal FLOPs, so the harmonic mean of their rates.
-Operator gemm_backward(const char* name, const Operator& fwd) {
-  Operator op{name, fwd.kind, 2 * fwd.flops, 2 * fwd.bytes, fwd.tile_utilization};
+// `gemms` backward GEMMs of `fwd` (dgrad, wgrad or both), each as large as it and in its precision.
+Operator backward_gemms(const char* name, const Operator& fwd, double gemms, double shape_efficiency) {
+  Operator op{name, fwd.kind, gemms * fwd.flops, gemms * fwd.bytes, fwd.tile_utilization};
   op.working_precision_gemm = fwd.working_precision_gemm;
-  op.shape_efficiency = 2 / (1 / backward_shape_efficiency(fwd, BackwardGemm::dgrad) +
-                             1 / backward_shape_efficiency(fwd, BackwardGemm::wgrad));
+  op.shape_efficiency = shape_efficiency;
   return op;
 }
+
+// Both backward GEMMs, one after the other: equal FLOPs, so the harmonic mean of their rates.
+Operator gemm_backward(const char* name, const Operator& fwd) {
+  return backward_gemms(name, fwd, 2,
+                        2 / (1 / backward_shape_efficiency(fwd, BackwardGemm::dgrad) +
+                             1 / backward_shape_efficiency(fwd, BackwardGemm::wgrad)));
+}
 Operator gemm_half_backward(const char* name, const Operator& fwd, BackwardGemm which) {
-  Operator op{name, fwd.kind, fwd.flops, fwd.bytes, fwd.tile_utilization};
-  op.working_precision_gemm = fwd.working_precision_gemm;
-  op.shape_efficiency = backward_shape_efficiency(fwd, which);
-  return op;
+  return backward_gemms(name, fwd, 1, backward_shape_efficiency(fwd, which));
 }
 
 // Attention's batched GEMMs have head_dim as their inner (QK^T) or output (PV) dimension.
