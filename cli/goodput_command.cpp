@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -43,7 +44,7 @@ void apply_flags(const GoodputOptions& o, ReliabilityConfig& c) {
 }
 
 std::vector<RecoveryStrategy> strategies_of(const std::string& flag) {
-  if (flag == "all") return {RecoveryStrategy::wait_for_repair, RecoveryStrategy::spare_nodes, RecoveryStrategy::elastic};
+  if (flag == "all") return {std::begin(kRecoveryStrategies), std::end(kRecoveryStrategies)};
   try {
     return {recovery_strategy_from(flag)};
   } catch (const std::invalid_argument&) {

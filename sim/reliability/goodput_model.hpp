@@ -22,6 +22,8 @@ namespace dtsim {
 
 // What the job does when a failure takes a node out (goodput_monte_carlo.hpp says how each is simulated).
 enum class RecoveryStrategy { wait_for_repair, spare_nodes, elastic };
+inline constexpr RecoveryStrategy kRecoveryStrategies[] = {RecoveryStrategy::wait_for_repair,
+                                                          RecoveryStrategy::spare_nodes, RecoveryStrategy::elastic};
 const char* to_string(RecoveryStrategy s);
 
 constexpr double kNeverFails = std::numeric_limits<double>::infinity();  // an MTBF

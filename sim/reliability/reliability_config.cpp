@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "yaml_choice.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -53,8 +54,7 @@ void read_checkpoint(const YamlFields& f, const YAML::Node& map, CheckpointPolic
 void read_recovery(const YamlFields& f, const YAML::Node& map, RecoveryPolicy& r) {
   const std::string path = kPath + ".recovery";
   f.require_known_keys(map, path, {"strategy", "repair_hours", "spares", "swap_s"});
-  if (f.has(map, "strategy"))
-    r.strategy = recovery_strategy_from(f.choice(map, path, "strategy", {"wait_for_repair", "spare_nodes", "elastic"}));
+  r.strategy = read_choice(f, map, path, "strategy", kRecoveryStrategies, r.strategy);
   if (f.has(map, "repair_hours")) r.repair_hours = f.non_negative_number(map, path, "repair_hours");
   if (f.has(map, "spares")) r.spares = f.non_negative_int(map, path, "spares");
   if (f.has(map, "swap_s")) r.swap_s = f.non_negative_number(map, path, "swap_s");
@@ -79,7 +79,7 @@ void read_training(const YamlFields& f, const YAML::Node& map, TrainingLength& t
 }  // namespace
 
 RecoveryStrategy recovery_strategy_from(const std::string& name) {
-  for (RecoveryStrategy s : {RecoveryStrategy::wait_for_repair, RecoveryStrategy::spare_nodes, RecoveryStrategy::elastic})
+  for (RecoveryStrategy s : kRecoveryStrategies)
     if (name == to_string(s)) return s;
   throw std::invalid_argument("unknown recovery strategy '" + name + "'");
 }

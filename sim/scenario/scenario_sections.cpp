@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "enum_names.hpp"
 #include "hf_config.hpp"
 #include "input_file.hpp"
+#include "yaml_choice.hpp"
 
 namespace dtsim {
 
@@ -20,16 +20,6 @@ fs::path read_existing_file(const YamlFields& f, const YAML::Node& map, const st
 }
 
 namespace {
-
-// One of an enum's `values`, written as its to_string name; `fallback` when the key is absent.
-template <class Enum, size_t N>
-Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
-                 const Enum (&values)[N], Enum fallback) {
-  const std::string written = f.choice(map, path, key, names_of(values), to_string(fallback));
-  for (Enum v : values)
-    if (written == to_string(v)) return v;
-  return fallback;
-}
 
 TransformerConfig read_model_base(const YamlFields& f, const YAML::Node& model, const std::string& at) {
   const bool has_preset = f.has(model, "preset");
