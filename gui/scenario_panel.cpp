@@ -137,6 +137,7 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(names_of(kFp8Recipes)),
                                         "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
                                         "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
+  form->addRow(checkField("training.cuda_graphs", "CUDA graphs (each pass launched at once, not kernel by kernel)"));
   return box;
 }
 
@@ -274,6 +275,7 @@ void ScenarioPanel::reload() {
     set_text(fields_["training.attention"], to_string(s.training.attention));
     set_text(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
     set_text(fields_["training.optimizer"], to_string(s.training.optimizer));
+    set_text(fields_["training.cuda_graphs"], s.training.cuda_graphs ? "true" : "false");
     const ParallelismConfig& p = s.parallelism;
     set_text(fields_["parallelism.tp"], QString::number(p.tp));
     set_text(fields_["parallelism.cp"], QString::number(p.cp));

@@ -6,6 +6,8 @@
 
 #include "device_spec.hpp"
 #include "gemm_shape.hpp"
+#include "kernel_launch.hpp"
+#include "resolved_scenario.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
 #include "transformer_ops.hpp"
@@ -325,6 +327,42 @@ TEST(DeviceSpec, DatasheetPeaks) {
   EXPECT_DOUBLE_EQ(find_device("h200-sxm")->hbm_bw_Bps, 4.8e12);
   EXPECT_EQ(find_device("a100-40gb-sxm")->peak_flops(Precision::fp8), 0);
   EXPECT_EQ(find_device("no-such-gpu"), nullptr);
+}
+
+// A model so small that every kernel is shorter than its launch: eagerly, a forward pass takes
+// its kernels x 5 us of host time. Per layer 10 kernels (two norms, four GEMMs, fused attention,
+// GELU, two residual adds), the embedding 1, the LM head 3 (norm, GEMM, cross-entropy): with 2
+// layers 24 kernels, 120 us. The backward launches 2 GEMMs (dgrad, wgrad) per forward GEMM and
+// one kernel per other operator: 14 per layer, 1 for the embedding, 4 for the LM head: 33
+// kernels, 165 us. As one CUDA graph each pass takes its GPU time only.
+TEST(KernelLaunch, SmallKernelsWaitForTheHostUnlessLaunchedAsACudaGraph) {
+  Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml");
+  s.model.layers = 2, s.model.hidden = 64, s.model.heads = 1, s.model.kv_heads = 1, s.model.ffn_hidden = 256;
+  s.model.seq_len = 128, s.model.vocab = 128;
+  s.training.micro_batch = 1;
+  const ComputeModel compute = resolve_scenario(s).compute;
+  const WorkloadInputs eager = workload_inputs(s, compute);
+  EXPECT_NEAR(eager.forward[0].compute_s, 24 * kEagerKernelLaunchHostS, 1e-12);
+  EXPECT_NEAR(eager.backward[0].compute_s, 33 * kEagerKernelLaunchHostS, 1e-12);
+
+  s.training.cuda_graphs = true;
+  const WorkloadInputs graphed = workload_inputs(s, compute);
+  const RankShape r = rank_shape(s);
+  const double gpu_forward_s = 2 * sum_time_s(layer_forward_ops(r), compute) +
+                               sum_time_s(embedding_forward_ops(r), compute) +
+                               sum_time_s(logits_forward_ops(r), compute);
+  EXPECT_NEAR(graphed.forward[0].compute_s, gpu_forward_s, 1e-15);
+  EXPECT_LT(gpu_forward_s, 0.5 * eager.forward[0].compute_s);
+}
+
+// A large model's kernels outlast their launches: the launches hide behind them.
+TEST(KernelLaunch, LongKernelsHideTheirLaunches) {
+  const Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml");
+  const ComputeModel compute = resolve_scenario(s).compute;
+  const RankShape r = rank_shape(s);
+  const double gpu_layer_s = sum_time_s(layer_forward_ops(r), compute);
+  EXPECT_GT(gpu_layer_s, 10 * kEagerKernelLaunchHostS);
+  EXPECT_DOUBLE_EQ(launched_pass_s(gpu_layer_s, 10, false), gpu_layer_s);
 }
 
 // An NCCL collective's 24 CTAs (one SM each) out of the whitepapers' SM counts.

@@ -34,6 +34,8 @@ struct Operator {
   double shape_efficiency = 1;
   // A dense GEMM that stays in the working precision (bf16) when the layers' GEMMs run in FP8.
   bool working_precision_gemm = false;
+  // CUDA kernels the operator launches (a GEMM's backward: dgrad and wgrad); kernel_launch.hpp.
+  int kernels = 1;
 };
 
 class ComputeModel {

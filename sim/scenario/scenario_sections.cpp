@@ -90,7 +90,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe",
-                        "optimizer"});
+                        "optimizer", "cuda_graphs"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -100,6 +100,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
   t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
+  t.cuda_graphs = f.boolean_or(training, at, "cuda_graphs", false);
   return t;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernel_launch.hpp"
 #include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 #include "workload_builder.hpp"
@@ -23,8 +24,12 @@ int gradient_buckets(const ParallelismConfig& p, double gradient_bytes) {
 
 namespace {
 
-void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, int times = 1) {
-  pass.compute_s += times * sum_time_s(ops, compute);
+// `times` runs of `ops`, launched one kernel at a time or as a CUDA graph (kernel_launch.hpp).
+void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, bool cuda_graphs,
+         int times = 1) {
+  double kernels = 0;
+  for (const Operator& op : ops) kernels += op.kernels;
+  pass.compute_s += times * launched_pass_s(sum_time_s(ops, compute), kernels, cuda_graphs);
   pass.flops += times * sum_flops(ops);
 }
 
@@ -104,11 +109,12 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
 ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const RankShape& r, int chunk) {
   const int layers = layers_in_chunk(s, chunk);
   const bool first = chunk == 0, last = chunk == model_chunks(s.parallelism) - 1;
+  const bool graphs = s.training.cuda_graphs;
   ChunkPasses c;
-  add(c.forward, layer_forward_ops(r), compute, layers);
-  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, layers);
-  add(c.backward, layer_backward_ops(r), compute, layers);
-  add(c.backward_weight, layer_backward_weight_ops(r), compute, layers);
+  add(c.forward, layer_forward_ops(r), compute, graphs, layers);
+  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, graphs, layers);
+  add(c.backward, layer_backward_ops(r), compute, graphs, layers);
+  add(c.backward_weight, layer_backward_weight_ops(r), compute, graphs, layers);
   add_tensor_parallel(c, s, r, layers);
   add_context_parallel(c, s, r, layers);
   add_expert_parallel(c, s, r, layers);
@@ -116,16 +122,16 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
   const bool tp_split = s.parallelism.tp > 1;
   const double activation_bytes = tp_allreduce_bytes(r);
   if (first) {
-    add(c.forward, embedding_forward_ops(r), compute);
-    add(c.backward, embedding_backward_ops(r), compute);
+    add(c.forward, embedding_forward_ops(r), compute, graphs);
+    add(c.backward, embedding_backward_ops(r), compute, graphs);
     // The vocab-parallel embedding sums its partial lookups (reduce-scatters them with SP).
     if (tp_split)
       add(c.forward, GroupRole::tp, r.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1,
           activation_bytes, false);
   }
   if (last) {
-    add(c.forward, logits_forward_ops(r), compute);
-    add(c.backward, logits_backward_ops(r), compute);
+    add(c.forward, logits_forward_ops(r), compute, graphs);
+    add(c.backward, logits_backward_ops(r), compute, graphs);
     if (tp_split && r.sequence_parallel) {  // gather the sequence before the LM head, scatter its gradient
       add(c.forward, GroupRole::tp, CollectiveKind::all_gather, 1, activation_bytes, false);
       add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, 1, activation_bytes, false);

@@ -31,6 +31,7 @@ Operator backward_gemms(const char* name, const Operator& fwd, double gemms, dou
   Operator op{name, fwd.kind, gemms * fwd.flops, gemms * fwd.bytes, fwd.tile_utilization};
   op.working_precision_gemm = fwd.working_precision_gemm;
   op.shape_efficiency = shape_efficiency;
+  op.kernels = int(gemms);
   return op;
 }
 
