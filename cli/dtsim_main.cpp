@@ -1,6 +1,6 @@
 // dtsim command line: a thin front end over dtsim_core.
-//   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE]
-//   dtsim validate [RUNS.yaml] [--topologies DIR]
+//   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE] [--no-fold]
+//   dtsim validate [RUNS.yaml] [--topologies DIR] [--no-fold]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
@@ -54,7 +54,7 @@ int sensitivity_command(const Scenario& scenario, int gpu) {
 }
 
 int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
-                const std::string& calibration_file, std::optional<int> straggler_sweep_gpu) {
+                const std::string& calibration_file, std::optional<int> straggler_sweep_gpu, bool no_fold) {
   check_output_path("--json", json_file);
   check_output_path("--trace", trace_file);
   Scenario scenario = load_scenario(scenario_file);
@@ -71,6 +71,7 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
   if (straggler_sweep_gpu) return sensitivity_command(scenario, *straggler_sweep_gpu);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
+  options.fold_replicas = !no_fold;
   const ResolvedScenario resolved = resolve_scenario(scenario);  // reads the calibration file, once
   const SimulationResult result = simulate(resolved, options);
   if (!scenario.events.empty()) {  // what the events cost: the same scenario without them
@@ -90,8 +91,8 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
   return 0;
 }
 
-int validate_command(const fs::path& runs_file, const fs::path& topologies_dir) {
-  const ValidationSummary summary = validate_published_runs(runs_file, topologies_dir);
+int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, bool no_fold) {
+  const ValidationSummary summary = validate_published_runs(runs_file, topologies_dir, !no_fold);
   std::cout << format_validation_table(summary);
   return 0;
 }
@@ -112,12 +113,16 @@ int main(int argc, char** argv) {
   std::optional<int> straggler_sweep_gpu;
   run->add_option("--straggler-sweep", straggler_sweep_gpu,
                   "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
+  bool no_fold = false;
+  const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see README)";
+  run->add_flag("--no-fold", no_fold, no_fold_help);
 
   std::string runs_file = (kSourceDir / "validation" / "published-runs.yaml").string(),
               topologies_dir = (kSourceDir / "topologies").string();
   CLI::App* validate = app.add_subcommand("validate", "compare predictions with published measured runs");
   validate->add_option("runs", runs_file, "published-runs YAML (default: validation/published-runs.yaml)");
   validate->add_option("--topologies", topologies_dir, "folder of topology files");
+  validate->add_flag("--no-fold", no_fold, no_fold_help);
 
   TopoOptions topo_options;
   CLI::App* topo = app.add_subcommand("topo", "check a topology file and print its graph's figures");
@@ -146,8 +151,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file, straggler_sweep_gpu);
-    if (*validate) return validate_command(runs_file, topologies_dir);
+    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file, straggler_sweep_gpu, no_fold);
+    if (*validate) return validate_command(runs_file, topologies_dir, no_fold);
     if (*collective) return run_collective_command(collective_options);
     if (*topo) return run_topo_command(topo_options);
     if (*plan) return run_plan_command(plan_options);

@@ -41,8 +41,16 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
   rep.simulated_activities = r.engine.activities;
+  rep.folding = folding_description(int(r.engine.ranks.size()), r.engine.simulated_ranks);
   rep.simulation_wall_s = r.simulation_wall_s;
   return rep;
+}
+
+std::string folding_description(int gpus, int simulated_ranks) {
+  if (simulated_ranks >= gpus) return "none: one actor per GPU";
+  return fmt::format("data-parallel replicas: {} of {} GPUs ran their own program; each other GPU repeated one of "
+                     "them and took its own part in the collectives across replicas (--no-fold: every GPU)",
+                     simulated_ranks, gpus);
 }
 
 std::string format_report_text(const Report& r) {

@@ -38,10 +38,12 @@ struct Report {
   std::string efficiency_source;
   int64_t simulated_activities = 0;
   double simulation_wall_s = 0;
-  std::string folding = "none: one actor per GPU";
+  std::string folding = "none: one actor per GPU";  // folding_description
 };
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);
+// What rank folding did, for the report: `simulated_ranks` of `gpus` ran their own program.
+std::string folding_description(int gpus, int simulated_ranks);
 std::string format_report_text(const Report& r);
 nlohmann::json report_to_json(const Report& r);
 

@@ -192,13 +192,15 @@ std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_
 }
 
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
-                                          const std::filesystem::path& topologies_dir) {
+                                          const std::filesystem::path& topologies_dir, bool fold_replicas) {
   const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
   const YAML::Node root = f.load();
   ValidationSummary summary;
   double error_sum = 0;
   for (const PublishedRun& run : read_runs(f, root, topologies_dir)) {
-    const SimulationResult sim = simulate(run.scenario);
+    SimulationOptions options;
+    options.fold_replicas = fold_replicas;
+    const SimulationResult sim = simulate(run.scenario, options);
     const double iteration_s = sim.engine.iteration_s;
     const double predicted =
         run.metric == "iteration_time_s"

@@ -72,8 +72,9 @@ struct PublishedRun {
 std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
                                               const std::filesystem::path& topologies_dir);
 
+// fold_replicas: SimulationOptions::fold_replicas (false: every GPU simulated, `--no-fold`).
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
-                                          const std::filesystem::path& topologies_dir);
+                                          const std::filesystem::path& topologies_dir, bool fold_replicas = true);
 std::string format_validation_table(const ValidationSummary& s);
 
 }  // namespace dtsim

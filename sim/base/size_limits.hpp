@@ -8,7 +8,9 @@ namespace dtsim {
 // 2^16 GPUs: the largest scenario, `collective` communicator or `topo` graph. One process holds
 // a SimGrid actor, its stack and its links for every GPU: one all-reduce over 65,536 GPUs took
 // 5.9 GB and 41 s on a 2-core machine (2026-11-23), so twice that would not fit in 24 GB
-// beside a training workload. Clusters beyond it need ranks folded (not built yet).
+// beside a training workload. Rank folding (DESIGN.md "Scale") runs one replica's programs, but
+// the platform and a cross-replica collective's stand-ins still hold every GPU; larger clusters
+// wait until that is measured.
 constexpr long kMaxGpus = 65536;
 // Work a simulation holds in memory: micro-batch passes over all GPUs (GPUs x micro-batches per
 // replica x virtual stages; the default 175B scenario has 2e5) and tasks in all the GPUs'

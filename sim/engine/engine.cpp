@@ -106,6 +106,27 @@ struct SharedState {
   std::vector<std::map<int, Arrivals>> arrivals_by_group;  // [group][k-th collective of the group]
   std::vector<double> waited_on_s;                         // per rank: others' waiting charged to it
 
+  // Rank folding: the folded ranks of `group` whose part `rank` (a representative) starts.
+  const std::vector<int>& clones_in(int rank, int group) {
+    static const std::vector<int> kNone;
+    if (workload.representative.empty()) return kNone;
+    auto [it, fresh] = clones_by_group.try_emplace({rank, group});
+    if (fresh)
+      for (int m : workload.groups[size_t(group)].ranks)
+        if (m != rank && workload.representative[size_t(m)] == rank) it->second.push_back(m);
+    return it->second;
+  }
+  std::map<std::pair<int, int>, std::vector<int>> clones_by_group;  // (representative, group) -> folded ranks
+
+  // A folded rank's stand-in for one lane (0: the rank's own tasks, 1: its communication stream):
+  // an actor on the folded rank's GPU that runs the collectives its representative hands it.
+  struct Proxy {
+    sg4::ActorPtr actor;
+    sg4::SemaphorePtr queued, done;
+    std::deque<const Task*> tasks;  // nullptr tells the proxy to stop
+  };
+  std::map<std::pair<int, int>, Proxy> proxies;  // (folded rank, lane)
+
   void arrive(int group, int sequence, int rank, double now_s) {
     const int size = int(workload.groups[size_t(group)].ranks.size());
     Arrivals& a = arrivals_by_group[size_t(group)][sequence];
@@ -119,7 +140,7 @@ struct SharedState {
 
 class RankActor {
  public:
-  RankActor(SharedState& state, int rank) : s_(state), rank_(rank) {}
+  RankActor(SharedState& state, int rank, bool proxy = false) : s_(state), rank_(rank), proxy_(proxy) {}
 
   void operator()() {
     try {
@@ -153,6 +174,7 @@ class RankActor {
       }
     }
     stop_stream();
+    stop_proxies();
     s_.ranks[rank_].finish_s = sg4::Engine::get_clock();
     s_.activities[rank_] = activities_;
     s_.finished[rank_] = true;
@@ -166,7 +188,7 @@ class RankActor {
   };
 
   void record(SpanKind kind, const Task& task, double start, double end) {
-    if (s_.record_spans && end > start)
+    if (s_.record_spans && !proxy_ && end > start)
       s_.spans[rank_].push_back({rank_, kind, task.phase, task.micro_batch, start, end,
                                  task.kind == TaskKind::collective ? task.group : -1, task.collective});
   }
@@ -208,6 +230,9 @@ class RankActor {
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
+    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
+    const std::vector<int>& clones = proxy_ ? kNoClones : s_.clones_in(rank_, task.group);
+    for (int clone : clones) hand_to_proxy(clone, lane, task);
     if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
     for (const RankPhase& phase : mine.phases) {
       const double phase_start = sg4::Engine::get_clock();
@@ -233,6 +258,8 @@ class RankActor {
         ++activities_;
       }
     }
+    // The collective ends for the representative when it has ended for every rank it speaks for.
+    for (int clone : clones) s_.proxies.at({clone, lane}).done->acquire();
     const double end = sg4::Engine::get_clock();
     CommunicationTimes& kind = communication_of(task);
     kind.total_s += end - start;
@@ -326,6 +353,43 @@ class RankActor {
     record(SpanKind::collective, task, start, end);
   }
 
+  // The folded rank's stand-in runs its part of the collective on its own GPU, with the same
+  // flows and waits as the rank's own actor would (rank folding, DESIGN.md "Scale").
+  void hand_to_proxy(int clone, int lane, const Task& task) {
+    auto [it, fresh] = s_.proxies.try_emplace({clone, lane});
+    SharedState::Proxy& proxy = it->second;
+    if (fresh) {
+      proxy.queued = sg4::Semaphore::create(0);
+      proxy.done = sg4::Semaphore::create(0);
+      SharedState& state = s_;
+      proxy.actor = sg4::Actor::create(fmt::format("rank{}-folded{}", clone, lane), s_.platform.gpus[size_t(clone)],
+                                       [&state, clone, &proxy] { RankActor(state, clone, true).serve(proxy); });
+      proxies_.push_back(&proxy);
+    }
+    proxy.tasks.push_back(&task);
+    proxy.queued->release();
+  }
+
+  void serve(SharedState::Proxy& proxy) {
+    for (;;) {
+      proxy.queued->acquire();
+      const Task* task = proxy.tasks.front();
+      proxy.tasks.pop_front();
+      if (!task) break;
+      run_collective(*task, SpanKind::collective);
+      proxy.done->release();
+    }
+    s_.activities[rank_] = activities_;
+  }
+
+  void stop_proxies() {
+    for (SharedState::Proxy* proxy : proxies_) {
+      proxy->tasks.push_back(nullptr);
+      proxy->queued->release();
+      proxy->actor->join();
+    }
+  }
+
   void stop_stream() {
     if (!stream_actor_) return;
     stream_queue_.push_back(nullptr);
@@ -376,6 +440,9 @@ class RankActor {
 
   SharedState& s_;
   int rank_;
+  bool proxy_ = false;  // a folded rank's stand-in (runs only collectives handed to it)
+  std::vector<SharedState::Proxy*> proxies_;  // the stand-ins this representative started
+  static inline const std::vector<int> kNoClones;
   int64_t activities_ = 0;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
@@ -395,15 +462,22 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   const int n = int(workload.ranks.size());
   SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
-                    std::vector<bool>(n, false), false, {}, {}};
+                    std::vector<bool>(n, false), false, {}, {}, {}, {}};
   if (record_waits) {
     state.record_waits = true;
     state.arrivals_by_group.resize(workload.groups.size());
     state.waited_on_s.assign(size_t(n), 0.0);
   }
+  const std::vector<int>& representative = workload.representative;
+  auto folded = [&](int rank) { return !representative.empty() && representative[size_t(rank)] != rank; };
   for (int rank = 0; rank < n; ++rank)
-    sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
+    if (!folded(rank)) sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
   engine.run();
+  for (int rank = 0; rank < n; ++rank) {
+    if (!folded(rank)) continue;
+    state.ranks[size_t(rank)] = state.ranks[size_t(representative[size_t(rank)])];
+    state.finished[size_t(rank)] = state.finished[size_t(representative[size_t(rank)])];
+  }
   // SimGrid returns from run() when every actor is blocked; a program that waits for a message
   // nobody sends must not pass for a finished iteration.
   EngineResult result;
@@ -420,6 +494,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   result.ranks = std::move(state.ranks);
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;
+  for (int rank = 0; rank < n; ++rank) result.simulated_ranks += folded(rank) ? 0 : 1;
   if (record_spans)
     for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);
   for (auto& spans : state.spans) result.spans.insert(result.spans.end(), spans.begin(), spans.end());

@@ -1,5 +1,6 @@
 #pragma once
-// Executes a Workload on a SimGrid platform: one actor per GPU, mailboxes for every transfer
+// Executes a Workload on a SimGrid platform: one actor per GPU that runs a program (the others
+// folded into it take part only in the collectives they share), mailboxes for every transfer
 // (DESIGN.md "Scale"). Must run inside a process whose SimGrid Engine already holds the platform.
 #include <cstdint>
 #include <map>
@@ -53,6 +54,7 @@ struct EngineResult {
   std::vector<RankTimes> ranks;
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
+  int simulated_ranks = 0;       // ranks that ran their own program (the rest were folded into them)
   std::vector<std::string> group_kinds;  // CommGroup::kind of each group, for span labels
   // False when a failed resource stopped some ranks (their finish_s is when they stopped):
   // synchronous training cannot finish the iteration.

@@ -120,6 +120,7 @@ json to_json(const SimulationResult& r) {
   json links = json::array();
   for (const LinkUsage& l : r.links) links.push_back({l.name, l.bandwidth_Bps, l.up_bytes, l.down_bytes});
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
+          {"simulated_ranks", r.engine.simulated_ranks},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
           {"ranks", ranks},                      {"spans", spans},
           {"group_kinds", r.engine.group_kinds},
@@ -134,6 +135,7 @@ SimulationResult from_json(const json& j) {
   SimulationResult r;
   r.engine.iteration_s = j["iteration_s"];
   r.engine.activities = j["activities"];
+  r.engine.simulated_ranks = j["simulated_ranks"];
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
   for (const json& t : j["ranks"]) {
@@ -311,7 +313,7 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
 std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolved, const SimulationOptions& options) {
   return [&resolved, options] {
     const Scenario& s = resolved.scenario;
-    const Workload workload = build_workload(s, resolved.compute);
+    const Workload workload = build_workload(s, resolved.compute, options.fold_replicas && s.events.empty());
     return run_simgrid(resolved.topology, s.cluster.nodes, resolved.compute.peak_flops(), workload, s.events, options);
   };
 }

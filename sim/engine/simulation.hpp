@@ -20,6 +20,9 @@ namespace dtsim {
 struct SimulationOptions {
   bool record_trace = false;
   bool record_link_usage = false;  // bytes per link (SimulationResult::links)
+  // Fold data-parallel replicas into one (DESIGN.md "Scale"); never with events, which can make
+  // replicas differ.
+  bool fold_replicas = true;
   // Set to true (from any thread) to stop: the child is killed and simulate throws
   // SimulationCancelled within about 0.1 s.
   const std::atomic<bool>* cancel = nullptr;

@@ -70,6 +70,11 @@ struct Workload {
   // Fraction of a GPU's compute rate an overlapped collective takes while it runs (its kernels'
   // SMs, DeviceSpec::collective_sm_share); compute beside it runs at the rest.
   double collective_sm_share = 0;
+  // Rank folding (DESIGN.md "Scale"): representative[r] is the rank whose program rank r would
+  // run identically (r itself for a representative); empty when every rank runs its own. A folded
+  // rank's program is empty: it only takes its part in its representative's collectives over the
+  // groups they share, and its times are the representative's.
+  std::vector<int> representative;
 };
 
 }  // namespace dtsim

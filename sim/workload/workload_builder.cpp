@@ -218,16 +218,34 @@ class ProgramBuilder {
 
 }  // namespace
 
-Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in) {
+// Rank r's representative: the rank of the first data-parallel block that does the same work.
+std::vector<int> replica_representatives(const ParallelismConfig& p) {
+  const int block = std::max(1, p.ep);
+  const int n = p.tp * p.cp * p.dp * p.pp;
+  std::vector<int> representative(static_cast<size_t>(n));
+  for (int rank = 0; rank < n; ++rank) {
+    RankCoord c = rank_coord(p, rank);
+    c.dp_rank %= block;
+    representative[size_t(rank)] = rank_of(p, c);
+  }
+  return representative;
+}
+
+Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, bool fold_replicas) {
   Workload w;
   w.collective_sm_share = in.collective_sm_share;
   const GroupIndex groups(p, w);
   const int n = p.tp * p.cp * p.dp * p.pp;
+  if (fold_replicas && p.dp > std::max(1, p.ep)) w.representative = replica_representatives(p);
   w.ranks.reserve(n);
   std::vector<std::vector<PipelineStep>> steps_of_stage(p.pp);  // the same for every rank of a stage
   for (int stage = 0; stage < p.pp; ++stage) steps_of_stage[stage] = pipeline_steps(p, stage, in.micro_batches);
   long long tasks = 0;
   for (int rank = 0; rank < n; ++rank) {
+    if (!w.representative.empty() && w.representative[size_t(rank)] != rank) {
+      w.ranks.push_back({rank_coord(p, rank).stage, {}});  // folded: runs its representative's program
+      continue;
+    }
     w.ranks.push_back(ProgramBuilder(p, in, groups, rank).build(steps_of_stage[rank_coord(p, rank).stage]));
     tasks += (long long)w.ranks.back().tasks.size();
     if (tasks > kMaxTasks)

@@ -57,9 +57,13 @@ struct WorkloadInputs {
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
-Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in);
-inline Workload build_workload(const Scenario& s, const ComputeModel& compute) {
-  return assemble_workload(s.parallelism, workload_inputs(s, compute));
+// With fold_replicas, only the ranks of the first data-parallel block get programs: dp rank < ep
+// (the replicas an expert-parallel group spans; 1 without experts). Every other rank does the same
+// work as the rank of the block with its stage, tp and cp ranks and its dp rank modulo ep, and is
+// folded into it (Workload::representative; DESIGN.md "Scale").
+Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, bool fold_replicas = false);
+inline Workload build_workload(const Scenario& s, const ComputeModel& compute, bool fold_replicas = false) {
+  return assemble_workload(s.parallelism, workload_inputs(s, compute), fold_replicas);
 }
 
 double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute);

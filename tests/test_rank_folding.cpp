@@ -1,0 +1,110 @@
+// Rank folding (DESIGN.md "Scale"): data-parallel replicas run one program, and the folded GPUs
+// only take their part in the collectives across replicas. The folded simulation must give the
+// full simulation's answer (issue 17 asks within 0.5%) and say how much it folded.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "report.hpp"
+#include "simulation.hpp"
+#include "test_support.hpp"
+#include "transformer_config.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+namespace {
+
+// `nodes` DGX H100 nodes on the NDR fat-tree, 8 layers of the preset, micro-batch 1.
+Scenario on_h100_nodes(const std::string& preset, int nodes, int tp, int pp, int dp, int global_batch) {
+  Scenario s;
+  s.name = preset;
+  s.model = *find_model_preset(preset);
+  s.model.layers = 8;
+  s.training.global_batch = global_batch;
+  s.training.micro_batch = 1;
+  s.parallelism.tp = tp, s.parallelism.pp = pp, s.parallelism.dp = dp;
+  s.cluster.gpu = "h100-sxm";
+  s.cluster.nodes = nodes;
+  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  return s;
+}
+
+struct FoldedAndFull {
+  SimulationResult folded, full;
+};
+
+FoldedAndFull simulate_both(const Scenario& s) {
+  SimulationOptions every_gpu;
+  every_gpu.fold_replicas = false;
+  return {simulate(s), simulate(s, every_gpu)};
+}
+
+void expect_same_iteration(const FoldedAndFull& r, int simulated_ranks, int gpus) {
+  EXPECT_EQ(r.folded.engine.simulated_ranks, simulated_ranks);
+  EXPECT_EQ(r.full.engine.simulated_ranks, gpus);
+  EXPECT_NEAR(r.folded.engine.iteration_s, r.full.engine.iteration_s, 0.005 * r.full.engine.iteration_s);
+  ASSERT_EQ(r.folded.engine.ranks.size(), size_t(gpus));
+  // The last GPU is a folded one: it reports its representative's times.
+  EXPECT_NEAR(r.folded.engine.ranks.back().compute_s, r.full.engine.ranks.back().compute_s,
+              0.005 * r.full.engine.ranks.back().compute_s);
+  EXPECT_LT(r.folded.engine.activities, r.full.engine.activities);
+}
+
+TEST(RankFolding, ReplicasMapToTheFirstDataParallelBlock) {
+  ParallelismConfig p;
+  p.tp = 2, p.pp = 2, p.dp = 4, p.ep = 2;
+  const Workload w = assemble_workload(p, WorkloadInputs{}, true);
+  ASSERT_EQ(w.representative.size(), 16u);
+  // Rank order tp, cp, dp, stage: rank 13 is tp 1, dp 2, stage 1; its block of ep = 2 replicas
+  // starts at dp 0, so it repeats tp 1, dp 0, stage 1 = rank 9. Rank 15 (dp 3) repeats rank 11.
+  EXPECT_EQ(w.representative[13], 9);
+  EXPECT_EQ(w.representative[15], 11);
+  EXPECT_EQ(w.representative[11], 11);
+  EXPECT_TRUE(w.ranks[13].tasks.empty());
+  EXPECT_EQ(w.ranks[13].stage, 1);
+  // One replica (dp <= ep) leaves nothing to fold.
+  p.dp = 2;
+  EXPECT_TRUE(assemble_workload(p, WorkloadInputs{}, true).representative.empty());
+}
+
+TEST(RankFolding, MegatronLayoutGivesTheFullSimulationsIteration) {
+  // TP 2 x PP 2 x DP 8 over 4 nodes: the gradient all-reduce crosses nodes.
+  const FoldedAndFull r = simulate_both(on_h100_nodes("gpt3-1.3b", 4, 2, 2, 8, 32));
+  expect_same_iteration(r, 4, 32);
+}
+
+TEST(RankFolding, OverlappedGradientReduceGivesTheFullSimulationsIteration) {
+  Scenario s = on_h100_nodes("llama3-8b", 2, 2, 1, 8, 16);
+  s.parallelism.zero_stage = 1;
+  s.parallelism.overlap_grad_reduce = true;
+  expect_same_iteration(simulate_both(s), 2, 16);
+}
+
+TEST(RankFolding, FsdpGivesTheFullSimulationsIteration) {
+  Scenario s = on_h100_nodes("llama3-8b", 2, 1, 1, 16, 16);
+  s.parallelism.zero_stage = 3;
+  expect_same_iteration(simulate_both(s), 1, 16);
+}
+
+TEST(RankFolding, ExpertParallelBlocksFoldWhole) {
+  // ep 2 spans two replicas: each of the 4 blocks of 2 replicas x tp 2 is simulated once.
+  Scenario s = on_h100_nodes("mixtral-8x7b", 2, 2, 1, 8, 16);
+  s.parallelism.ep = 2;
+  s.training.recompute = Recompute::full;
+  expect_same_iteration(simulate_both(s), 4, 16);
+}
+
+TEST(RankFolding, EventsRunEveryGpu) {
+  Scenario s = on_h100_nodes("gpt3-1.3b", 2, 2, 1, 8, 16);
+  s.events.push_back(StragglerEvent{.gpu = 3, .slowdown = 2.0});
+  const SimulationResult r = simulate(s);
+  EXPECT_EQ(r.engine.simulated_ranks, 16);
+}
+
+TEST(RankFolding, ReportSaysWhatWasFolded) {
+  EXPECT_EQ(folding_description(32, 32), "none: one actor per GPU");
+  EXPECT_NE(folding_description(1024, 128).find("128 of 1024 GPUs ran their own program"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtsim
