@@ -313,7 +313,9 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
 std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolved, const SimulationOptions& options) {
   return [&resolved, options] {
     const Scenario& s = resolved.scenario;
-    const Workload workload = build_workload(s, resolved.compute, options.fold_replicas && s.events.empty());
+    // Link usage counts every flow, the folded replicas' pipeline transfers too: it runs every GPU.
+    const bool fold = options.fold_replicas && s.events.empty() && !options.record_link_usage;
+    const Workload workload = build_workload(s, resolved.compute, fold);
     return run_simgrid(resolved.topology, s.cluster.nodes, resolved.compute.peak_flops(), workload, s.events, options);
   };
 }

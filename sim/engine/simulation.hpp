@@ -21,7 +21,7 @@ struct SimulationOptions {
   bool record_trace = false;
   bool record_link_usage = false;  // bytes per link (SimulationResult::links)
   // Fold data-parallel replicas into one (DESIGN.md "Scale"); never with events, which can make
-  // replicas differ.
+  // replicas differ, nor with record_link_usage, which counts every GPU's flows.
   bool fold_replicas = true;
   // Set to true (from any thread) to stop: the child is killed and simulate throws
   // SimulationCancelled within about 0.1 s.
