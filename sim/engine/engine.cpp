@@ -106,10 +106,14 @@ struct SharedState {
   std::vector<std::map<int, Arrivals>> arrivals_by_group;  // [group][k-th collective of the group]
   std::vector<double> waited_on_s;                         // per rank: others' waiting charged to it
 
-  // Rank folding: the folded ranks of `group` whose part `rank` (a representative) starts.
+  // Rank folding: whether `rank` repeats another rank's program (and has no program of its own).
+  bool folded(int rank) const {
+    return !workload.representative.empty() && workload.representative[size_t(rank)] != rank;
+  }
+  // The folded ranks of `group` whose part `rank` starts (none unless it is a representative).
   const std::vector<int>& clones_in(int rank, int group) {
     static const std::vector<int> kNone;
-    if (workload.representative.empty()) return kNone;
+    if (workload.representative.empty() || folded(rank)) return kNone;
     auto [it, fresh] = clones_by_group.try_emplace({rank, group});
     if (fresh)
       for (int m : workload.groups[size_t(group)].ranks)
@@ -140,7 +144,7 @@ struct SharedState {
 
 class RankActor {
  public:
-  RankActor(SharedState& state, int rank, bool proxy = false) : s_(state), rank_(rank), proxy_(proxy) {}
+  RankActor(SharedState& state, int rank) : s_(state), rank_(rank) {}
 
   void operator()() {
     try {
@@ -188,7 +192,7 @@ class RankActor {
   };
 
   void record(SpanKind kind, const Task& task, double start, double end) {
-    if (s_.record_spans && !proxy_ && end > start)
+    if (s_.record_spans && !s_.folded(rank_) && end > start)
       s_.spans[rank_].push_back({rank_, kind, task.phase, task.micro_batch, start, end,
                                  task.kind == TaskKind::collective ? task.group : -1, task.collective});
   }
@@ -231,7 +235,7 @@ class RankActor {
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
     const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
-    const std::vector<int>& clones = proxy_ ? kNoClones : s_.clones_in(rank_, task.group);
+    const std::vector<int>& clones = s_.clones_in(rank_, task.group);
     for (int clone : clones) hand_to_proxy(clone, lane, task);
     if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
     for (const RankPhase& phase : mine.phases) {
@@ -363,7 +367,7 @@ class RankActor {
       proxy.done = sg4::Semaphore::create(0);
       SharedState& state = s_;
       proxy.actor = sg4::Actor::create(fmt::format("rank{}-folded{}", clone, lane), s_.platform.gpus[size_t(clone)],
-                                       [&state, clone, &proxy] { RankActor(state, clone, true).serve(proxy); });
+                                       [&state, clone, &proxy] { RankActor(state, clone).serve(proxy); });
       proxies_.push_back(&proxy);
     }
     proxy.tasks.push_back(&task);
@@ -440,9 +444,7 @@ class RankActor {
 
   SharedState& s_;
   int rank_;
-  bool proxy_ = false;  // a folded rank's stand-in (runs only collectives handed to it)
   std::vector<SharedState::Proxy*> proxies_;  // the stand-ins this representative started
-  static inline const std::vector<int> kNoClones;
   int64_t activities_ = 0;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
@@ -468,15 +470,17 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
     state.arrivals_by_group.resize(workload.groups.size());
     state.waited_on_s.assign(size_t(n), 0.0);
   }
-  const std::vector<int>& representative = workload.representative;
-  auto folded = [&](int rank) { return !representative.empty() && representative[size_t(rank)] != rank; };
   for (int rank = 0; rank < n; ++rank)
-    if (!folded(rank)) sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
+    if (!state.folded(rank))
+      sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
   engine.run();
+  int simulated_ranks = n;
   for (int rank = 0; rank < n; ++rank) {
-    if (!folded(rank)) continue;
-    state.ranks[size_t(rank)] = state.ranks[size_t(representative[size_t(rank)])];
-    state.finished[size_t(rank)] = state.finished[size_t(representative[size_t(rank)])];
+    if (!state.folded(rank)) continue;
+    const size_t representative = size_t(workload.representative[size_t(rank)]);
+    state.ranks[size_t(rank)] = state.ranks[representative];
+    state.finished[size_t(rank)] = state.finished[representative];
+    --simulated_ranks;
   }
   // SimGrid returns from run() when every actor is blocked; a program that waits for a message
   // nobody sends must not pass for a finished iteration.
@@ -494,7 +498,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   result.ranks = std::move(state.ranks);
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;
-  for (int rank = 0; rank < n; ++rank) result.simulated_ranks += folded(rank) ? 0 : 1;
+  result.simulated_ranks = simulated_ranks;
   if (record_spans)
     for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);
   for (auto& spans : state.spans) result.spans.insert(result.spans.end(), spans.begin(), spans.end());
