@@ -53,7 +53,7 @@ void expect_same_iteration(const FoldedAndFull& r, int simulated_ranks, int gpus
 TEST(RankFolding, ReplicasMapToTheFirstDataParallelBlock) {
   ParallelismConfig p;
   p.tp = 2, p.pp = 2, p.dp = 4, p.ep = 2;
-  const Workload w = assemble_workload(p, WorkloadInputs{}, true);
+  const Workload w = assemble_workload(p, WorkloadInputs{}, ReplicaFolding{true, {}});
   ASSERT_EQ(w.representative.size(), 16u);
   // Rank order tp, cp, dp, stage: rank 13 is tp 1, dp 2, stage 1; its block of ep = 2 replicas
   // starts at dp 0, so it repeats tp 1, dp 0, stage 1 = rank 9. Rank 15 (dp 3) repeats rank 11.
@@ -64,7 +64,7 @@ TEST(RankFolding, ReplicasMapToTheFirstDataParallelBlock) {
   EXPECT_EQ(w.ranks[13].stage, 1);
   // One replica (dp <= ep) leaves nothing to fold.
   p.dp = 2;
-  EXPECT_TRUE(assemble_workload(p, WorkloadInputs{}, true).representative.empty());
+  EXPECT_TRUE(assemble_workload(p, WorkloadInputs{}, ReplicaFolding{true, {}}).representative.empty());
 }
 
 TEST(RankFolding, MegatronLayoutGivesTheFullSimulationsIteration) {
@@ -94,11 +94,62 @@ TEST(RankFolding, ExpertParallelBlocksFoldWhole) {
   expect_same_iteration(simulate_both(s), 4, 16);
 }
 
-TEST(RankFolding, EventsRunEveryGpu) {
+TEST(RankFolding, AnEventUnfoldsTheBlockOfTheGpuItReaches) {
+  ParallelismConfig p;
+  p.tp = 2, p.pp = 2, p.dp = 4, p.ep = 2;
+  p.dp = 6;
+  // GPU 5 is tp 1, dp 2, stage 0: the block of dp 2 and 3 runs its own programs; rank 21 (tp 1,
+  // dp 4, stage 1) still repeats rank 13 (tp 1, dp 0, stage 1).
+  const Workload w = assemble_workload(p, WorkloadInputs{}, ReplicaFolding{true, {5}});
+  ASSERT_EQ(w.representative.size(), 24u);
+  EXPECT_EQ(w.representative[17], 17);
+  EXPECT_EQ(w.representative[19], 19);
+  EXPECT_EQ(w.representative[4], 4);
+  EXPECT_EQ(w.representative[21], 13);
+  EXPECT_FALSE(w.ranks[17].tasks.empty());
+  // An event in the first block: the others repeat the second. With dp 8, rank 27 (tp 1, dp 5,
+  // stage 1; block 2) repeats tp 1, dp 3, stage 1 = rank 23.
+  p.dp = 8;
+  const Workload first_reached = assemble_workload(p, WorkloadInputs{}, ReplicaFolding{true, {1}});
+  ASSERT_EQ(first_reached.representative.size(), 32u);
+  EXPECT_EQ(first_reached.representative[1], 1);
+  EXPECT_EQ(first_reached.representative[27], 23);
+  EXPECT_EQ(first_reached.representative[23], 23);
+  p.dp = 4;
+  // Every block reached: nothing folds.
+  EXPECT_TRUE(assemble_workload(p, WorkloadInputs{}, ReplicaFolding{true, {1, 5}}).representative.empty());
+}
+
+TEST(RankFolding, AStragglerUnfoldsItsReplicaAndGivesTheFullSimulationsIteration) {
   Scenario s = on_h100_nodes("gpt3-1.3b", 2, 2, 1, 8, 16);
+  // GPU 3 is tp 1 of replica 1: replicas 0 and 1 run their own programs, 4 of 16 GPUs.
   s.events.push_back(StragglerEvent{.gpu = 3, .slowdown = 2.0});
-  const SimulationResult r = simulate(s);
-  EXPECT_EQ(r.engine.simulated_ranks, 16);
+  const FoldedAndFull r = simulate_both(s);
+  expect_same_iteration(r, 4, 16);
+  // Every replica waits for the straggler's in the gradient all-reduce.
+  EXPECT_GT(r.folded.engine.iteration_s, 1.5 * simulate(on_h100_nodes("gpt3-1.3b", 2, 2, 1, 8, 16)).engine.iteration_s);
+}
+
+TEST(RankFolding, ASlowNicUnfoldsTheReplicasOfItsNodeAndGivesTheFullSimulationsIteration) {
+  Scenario s = on_h100_nodes("gpt3-1.3b", 4, 2, 2, 8, 32);
+  // Node 2 holds stage 1 of replicas 0-3 (rank order tp, dp, stage): those run their own
+  // programs, and replicas 5-7 repeat replica 4, 20 of 32 GPUs.
+  s.events.push_back(SlowLinkEvent{.link = EventLink::nic, .node = 2, .nic = 0, .bandwidth_fraction = 0.05});
+  expect_same_iteration(simulate_both(s), 20, 32);
+}
+
+TEST(RankFolding, AFailureRunsEveryGpu) {
+  // Members of a collective that can never end stop at different points of its plan, so the
+  // replicas no longer repeat one another.
+  Scenario s = on_h100_nodes("gpt3-1.3b", 4, 2, 2, 8, 32);
+  s.events.push_back(ResourceFailureEvent{.resource = FailedResource::nic, .node = 2, .at_s = 0.01});
+  EXPECT_EQ(simulate(s).engine.simulated_ranks, 32);
+}
+
+TEST(RankFolding, BackgroundTrafficRunsEveryGpu) {
+  Scenario s = on_h100_nodes("gpt3-1.3b", 2, 2, 1, 8, 16);
+  s.events.push_back(BackgroundTrafficEvent{.from_node = 0, .to_node = 1, .rate_Bps = 1e10});
+  EXPECT_EQ(simulate(s).engine.simulated_ranks, 16);
 }
 
 TEST(RankFolding, ReportSaysWhatWasFolded) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_spec.hpp"
+#include "event_reach.hpp"
 #include "events.hpp"
 #include "input_error.hpp"
 #include "workload_builder.hpp"
@@ -314,8 +315,12 @@ std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolv
   return [&resolved, options] {
     const Scenario& s = resolved.scenario;
     // Link usage counts every flow, the folded replicas' pipeline transfers too: it runs every GPU.
-    const bool fold = options.fold_replicas && s.events.empty() && !options.record_link_usage;
-    const Workload workload = build_workload(s, resolved.compute, fold);
+    ReplicaFolding folding;
+    if (options.fold_replicas && !options.record_link_usage) {
+      std::optional<std::vector<int>> reached = gpus_events_reach(s.events, resolved.topology.node.gpus);
+      folding = {reached.has_value(), reached.value_or(std::vector<int>{})};
+    }
+    const Workload workload = build_workload(s, resolved.compute, folding);
     return run_simgrid(resolved.topology, s.cluster.nodes, resolved.compute.peak_flops(), workload, s.events, options);
   };
 }

@@ -20,8 +20,9 @@ namespace dtsim {
 struct SimulationOptions {
   bool record_trace = false;
   bool record_link_usage = false;  // bytes per link (SimulationResult::links)
-  // Fold data-parallel replicas into one (DESIGN.md "Scale"); never with events, which can make
-  // replicas differ, nor with record_link_usage, which counts every GPU's flows.
+  // Fold data-parallel replicas into one (DESIGN.md "Scale"), except those a what-if event
+  // reaches (all of them for background traffic), and never with record_link_usage, which counts
+  // every GPU's flows.
   bool fold_replicas = true;
   // Set to true (from any thread) to stop: the child is killed and simulate throws
   // SimulationCancelled within about 0.1 s.

@@ -218,25 +218,32 @@ class ProgramBuilder {
 
 }  // namespace
 
-// Rank r's representative: the rank of the first data-parallel block that does the same work.
-std::vector<int> replica_representatives(const ParallelismConfig& p) {
+std::vector<int> replica_representatives(const ParallelismConfig& p, const ReplicaFolding& folding) {
   const int block = std::max(1, p.ep);
+  if (!folding.enabled || p.dp <= block) return {};
   const int n = p.tp * p.cp * p.dp * p.pp;
+  std::vector<bool> block_unfolded(size_t(p.dp / block), false);
+  for (int gpu : folding.unfolded_gpus)
+    if (gpu >= 0 && gpu < n) block_unfolded[size_t(rank_coord(p, gpu).dp_rank / block)] = true;
+  // The others repeat the first block no event reaches (an event changes its own block's work).
+  const auto kept = std::find(block_unfolded.begin(), block_unfolded.end(), false);
+  if (std::count(kept, block_unfolded.end(), false) < 2) return {};  // nothing to fold
+  const int first_dp = int(kept - block_unfolded.begin()) * block;
   std::vector<int> representative(static_cast<size_t>(n));
   for (int rank = 0; rank < n; ++rank) {
     RankCoord c = rank_coord(p, rank);
-    c.dp_rank %= block;
+    if (!block_unfolded[size_t(c.dp_rank / block)]) c.dp_rank = first_dp + c.dp_rank % block;
     representative[size_t(rank)] = rank_of(p, c);
   }
   return representative;
 }
 
-Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, bool fold_replicas) {
+Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, const ReplicaFolding& folding) {
   Workload w;
   w.collective_sm_share = in.collective_sm_share;
   const GroupIndex groups(p, w);
   const int n = p.tp * p.cp * p.dp * p.pp;
-  if (fold_replicas && p.dp > std::max(1, p.ep)) w.representative = replica_representatives(p);
+  w.representative = replica_representatives(p, folding);
   w.ranks.reserve(n);
   std::vector<std::vector<PipelineStep>> steps_of_stage(p.pp);  // the same for every rank of a stage
   for (int stage = 0; stage < p.pp; ++stage) steps_of_stage[stage] = pipeline_steps(p, stage, in.micro_batches);

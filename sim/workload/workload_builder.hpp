@@ -57,13 +57,20 @@ struct WorkloadInputs {
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
-// With fold_replicas, only the ranks of the first data-parallel block get programs: dp rank < ep
-// (the replicas an expert-parallel group spans; 1 without experts). Every other rank does the same
-// work as the rank of the block with its stage, tp and cp ranks and its dp rank modulo ep, and is
-// folded into it (Workload::representative; DESIGN.md "Scale").
-Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, bool fold_replicas = false);
-inline Workload build_workload(const Scenario& s, const ComputeModel& compute, bool fold_replicas = false) {
-  return assemble_workload(s.parallelism, workload_inputs(s, compute), fold_replicas);
+// Rank folding (DESIGN.md "Scale"). Data-parallel blocks are runs of ep replicas (those an
+// expert-parallel group spans; 1 without experts). The blocks holding a GPU of `unfolded_gpus`
+// (those a what-if event reaches) run their own programs; of the others, with `enabled`, only the
+// first gets programs. Every other rank does the same work as the rank of that block with its
+// stage, tp and cp ranks and its dp rank modulo ep, and is folded into it (Workload::representative).
+struct ReplicaFolding {
+  bool enabled = false;
+  std::vector<int> unfolded_gpus;
+};
+// representative[rank] under `folding`; empty when nothing folds (one block, or not enabled).
+std::vector<int> replica_representatives(const ParallelismConfig& p, const ReplicaFolding& folding);
+Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, const ReplicaFolding& folding = {});
+inline Workload build_workload(const Scenario& s, const ComputeModel& compute, const ReplicaFolding& folding = {}) {
+  return assemble_workload(s.parallelism, workload_inputs(s, compute), folding);
 }
 
 double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute);
