@@ -40,7 +40,7 @@ const QString help_text = QStringLiteral(
     "wheel: scroll rows · Ctrl+wheel, W/S: zoom · drag, Shift+wheel, A/D: pan · "
     "right-drag: zoom to range · F, double-click: whole iteration");
 
-int laneKey(int rank, TimelineView::Lane lane) { return rank * 2 + (lane == TimelineView::Lane::communication ? 1 : 0); }
+int laneKey(int row, TimelineView::Lane lane) { return row * 2 + (lane == TimelineView::Lane::communication ? 1 : 0); }
 
 QColor colourOf(SpanKind kind) {
   switch (kind) {
@@ -121,15 +121,15 @@ struct TimelineView::Layout {
   double secondsPerPixel() const { return (window_end_s - window_start_s) / plotWidth(); }
   double xFor(double t_s) const { return plot_left_px + (t_s - window_start_s) / secondsPerPixel(); }
   double timeAt(double x_px) const { return window_start_s + (x_px - plot_left_px) * secondsPerPixel(); }
-  int rowTop(int rank) const { return header_height_px + rank * row_height_px - scroll_px; }
+  int rowTop(int row) const { return header_height_px + row * row_height_px - scroll_px; }
   QRect rowsRect() const { return QRect(0, header_height_px, size.width(), size.height() - header_height_px); }
   QRect plotRect() const {
     return QRect(plot_left_px, header_height_px, plotWidth(), size.height() - header_height_px);
   }
-  int firstVisibleRank() const { return std::max(0, scroll_px / row_height_px); }
-  int endVisibleRank(int rank_count) const {
+  int firstVisibleRow() const { return std::max(0, scroll_px / row_height_px); }
+  int endVisibleRow(int row_count) const {
     const int bottom = scroll_px + size.height() - header_height_px;
-    return std::clamp(bottom / row_height_px + 1, 0, rank_count);
+    return std::clamp(bottom / row_height_px + 1, 0, row_count);
   }
 };
 
@@ -162,11 +162,14 @@ void TimelineView::setTrace(const EngineResult& result, int gpus_per_node) {
   }
   extent_s_ = std::max(iteration_s_, last_end_s);
   if (!(extent_s_ > 0)) extent_s_ = 1;
+  buildRows(result.representative);
   buildLanes(result.spans);
 
-  const QString widest = QStringLiteral("node %1 · GPU %2")
-                             .arg(std::max(0, rank_count_ - 1) / gpus_per_node_)
-                             .arg(gpus_per_node_ - 1);
+  int widest_multiplicity = 1;
+  for (int m : row_multiplicity_) widest_multiplicity = std::max(widest_multiplicity, m);
+  QString widest =
+      QStringLiteral("node %1 · GPU %2").arg(std::max(0, rank_count_ - 1) / gpus_per_node_).arg(gpus_per_node_ - 1);
+  if (widest_multiplicity > 1) widest += QStringLiteral(" ×%1").arg(widest_multiplicity);
   label_width_px_ = std::max(80, fontMetrics().horizontalAdvance(widest) + 12);
   hover_.reset();
   drag_ = Drag::none;
@@ -178,20 +181,46 @@ void TimelineView::setTrace(const EngineResult& result, int gpus_per_node) {
   update();
 }
 
+// A row per rank that ran its own program: every rank, or with rank folding the representatives,
+// each labelled with how many GPUs it stands for.
+void TimelineView::buildRows(const std::vector<int>& representative) {
+  row_rank_.clear();
+  rank_row_.assign(std::size_t(rank_count_), -1);
+  row_multiplicity_.clear();
+  for (int rank = 0; rank < rank_count_; ++rank) {
+    const bool own = representative.size() != std::size_t(rank_count_) || representative[std::size_t(rank)] == rank;
+    if (!own) continue;
+    rank_row_[std::size_t(rank)] = int(row_rank_.size());
+    row_rank_.push_back(rank);
+    row_multiplicity_.push_back(1);
+  }
+  for (int rank = 0; rank < rank_count_; ++rank) {
+    if (rank_row_[std::size_t(rank)] >= 0) continue;
+    const int row = rank_row_[std::size_t(representative[std::size_t(rank)])];
+    rank_row_[std::size_t(rank)] = row;
+    ++row_multiplicity_[std::size_t(row)];
+  }
+}
+
+int TimelineView::rowOf(int rank) const {
+  return rank >= 0 && rank < rank_count_ ? rank_row_[std::size_t(rank)] : -1;
+}
+
 void TimelineView::buildLanes(const std::vector<TraceSpan>& spans) {
-  const int lanes = rank_count_ * 2;
+  const int lanes = rowCount() * 2;
   lane_begin_.assign(std::size_t(lanes) + 1, 0);
-  auto laneOf = [](const TraceSpan& s) {
-    return laneKey(s.rank, s.kind == SpanKind::overlapped_collective ? Lane::communication : Lane::main);
+  // Spans are recorded for representatives only, so each lands in its own rank's row.
+  auto laneOf = [this](const TraceSpan& s) {
+    return laneKey(rowOf(s.rank), s.kind == SpanKind::overlapped_collective ? Lane::communication : Lane::main);
   };
   for (const TraceSpan& s : spans)
-    if (s.rank >= 0) ++lane_begin_[std::size_t(laneOf(s)) + 1];
+    if (rowOf(s.rank) >= 0) ++lane_begin_[std::size_t(laneOf(s)) + 1];
   for (int k = 0; k < lanes; ++k) lane_begin_[k + 1] += lane_begin_[k];
 
   spans_.assign(lane_begin_.back(), Span{});
   std::vector<std::size_t> next(lane_begin_.begin(), lane_begin_.end() - 1);
   for (const TraceSpan& s : spans) {
-    if (s.rank < 0) continue;
+    if (rowOf(s.rank) < 0) continue;
     spans_[next[laneOf(s)]++] = Span{s.start_s,
                                      s.end_s,
                                      int32_t(s.micro_batch),
@@ -213,6 +242,9 @@ void TimelineView::buildLanes(const std::vector<TraceSpan>& spans) {
 
 void TimelineView::clear() {
   rank_count_ = 0;
+  row_rank_.clear();
+  rank_row_.clear();
+  row_multiplicity_.clear();
   iteration_s_ = 0;
   extent_s_ = 1;
   group_kinds_.clear();
@@ -230,10 +262,19 @@ void TimelineView::clear() {
 
 bool TimelineView::hasTrace() const { return rank_count_ > 0; }
 int TimelineView::rankCount() const { return rank_count_; }
+int TimelineView::rowCount() const { return int(row_rank_.size()); }
 double TimelineView::iterationSeconds() const { return iteration_s_; }
 
 QString TimelineView::rowLabel(int rank) const {
-  return QStringLiteral("node %1 · GPU %2").arg(rank / gpus_per_node_).arg(rank % gpus_per_node_);
+  QString label = QStringLiteral("node %1 · GPU %2").arg(rank / gpus_per_node_).arg(rank % gpus_per_node_);
+  const int multiplicity = multiplicityOf(rank);
+  if (multiplicity > 1) label += QStringLiteral(" ×%1").arg(multiplicity);
+  return label;
+}
+
+int TimelineView::multiplicityOf(int rank) const {
+  const int row = rowOf(rank);
+  return row >= 0 && row_rank_[std::size_t(row)] == rank ? row_multiplicity_[std::size_t(row)] : 1;
 }
 
 // Spans of the lane with end > from_s and start < to_s lie in the returned index range (which may
@@ -287,8 +328,9 @@ void TimelineView::zoomBy(double factor, double anchor_s) {
 void TimelineView::panBy(double delta_s) { setTimeWindow(window_start_s_ + delta_s, window_end_s_ + delta_s); }
 
 void TimelineView::scrollToRank(int rank) {
-  if (rank < 0 || rank >= rank_count_) return;
-  const int top_px = rank * row_height_px;
+  const int row = rowOf(rank);
+  if (row < 0) return;
+  const int top_px = row * row_height_px;
   const int visible_px = std::max(0, height() - header_height_px);
   if (top_px < scroll_bar_->value())
     scroll_bar_->setValue(top_px);
@@ -317,7 +359,7 @@ QPoint TimelineView::pointFor(int rank, double time_s, Lane lane) const {
   const Layout layout = layoutFor(size());
   const int lane_centre_px = lane == Lane::main ? main_lane_top_px + main_lane_height_px / 2
                                                 : comm_lane_top_px + comm_lane_height_px / 2;
-  return QPoint(int(std::lround(layout.xFor(time_s))), layout.rowTop(rank) + lane_centre_px);
+  return QPoint(int(std::lround(layout.xFor(time_s))), layout.rowTop(std::max(0, rowOf(rank))) + lane_centre_px);
 }
 
 std::optional<TimelineView::SpanRef> TimelineView::hitTest(QPoint pos) const {
@@ -325,10 +367,10 @@ std::optional<TimelineView::SpanRef> TimelineView::hitTest(QPoint pos) const {
   const Layout layout = layoutFor(size());
   if (!layout.plotRect().contains(pos)) return std::nullopt;
   const int y_in_rows_px = pos.y() - header_height_px + layout.scroll_px;
-  const int rank = y_in_rows_px / row_height_px;
-  if (rank >= rank_count_) return std::nullopt;
+  const int row = y_in_rows_px / row_height_px;
+  if (row >= rowCount()) return std::nullopt;
   const Lane lane = y_in_rows_px % row_height_px < comm_lane_top_px ? Lane::main : Lane::communication;
-  const int key = laneKey(rank, lane);
+  const int key = laneKey(row, lane);
 
   // The pixel column covers [column_s, column_s + 1 px). A span covering its start wins (the
   // latest-starting one); otherwise the one with the most time inside the column, which is
@@ -359,7 +401,7 @@ std::optional<TraceSpan> TimelineView::spanAt(QPoint widget_pos) const {
 TraceSpan TimelineView::toTraceSpan(const SpanRef& ref) const {
   const Span& s = spans_[ref.index];
   TraceSpan span;
-  span.rank = ref.lane_key / 2;
+  span.rank = row_rank_[std::size_t(ref.lane_key / 2)];
   span.kind = s.kind;
   span.phase = Phase(s.phase);
   span.micro_batch = s.micro_batch;
@@ -395,6 +437,8 @@ QString TimelineView::describeSpan(const TraceSpan& span) const {
   QString text = QStringLiteral("GPU %1 (node %2) · ").arg(span.rank).arg(span.rank / gpus_per_node_) + what +
                  QStringLiteral(" · ") + to_string(span.phase);
   if (span.micro_batch >= 0) text += QStringLiteral(" · micro-batch %1").arg(span.micro_batch);
+  const int multiplicity = multiplicityOf(span.rank);
+  if (multiplicity > 1) text += QStringLiteral(" · also for %1 folded GPUs").arg(multiplicity - 1);
   text += QStringLiteral("\n%1 → %2 (%3)")
               .arg(formatSeconds(span.start_s), formatSeconds(span.end_s), formatSeconds(span.end_s - span.start_s));
   return text;
@@ -505,16 +549,17 @@ void TimelineView::paintRuler(QPainter& painter, const Layout& layout) const {
 void TimelineView::paintRows(QPainter& painter, const Layout& layout) const {
   const QRect rows = layout.rowsRect();
   const QRect plot = layout.plotRect();
-  const int first = layout.firstVisibleRank(), end = layout.endVisibleRank(rank_count_);
+  const int first = layout.firstVisibleRow(), end = layout.endVisibleRow(rowCount());
 
   painter.save();
   painter.setClipRect(rows);
-  for (int rank = first; rank < end; ++rank) {
-    const int top_px = layout.rowTop(rank);
+  for (int row = first; row < end; ++row) {
+    const int rank = row_rank_[std::size_t(row)];
+    const int top_px = layout.rowTop(row);
     const bool odd_node = (rank / gpus_per_node_) % 2 == 1;
     painter.fillRect(QRect(0, top_px, layout.size.width(), row_height_px),
                      odd_node ? QColor(0xF4, 0xF5, 0xF7) : QColor(Qt::white));
-    if (rank > 0 && rank % gpus_per_node_ == 0) {
+    if (row > 0 && rank / gpus_per_node_ != row_rank_[std::size_t(row - 1)] / gpus_per_node_) {
       painter.setPen(QColor(0xC8, 0xC8, 0xC8));
       painter.drawLine(0, top_px, layout.size.width(), top_px);
     }
@@ -534,10 +579,10 @@ void TimelineView::paintRows(QPainter& painter, const Layout& layout) const {
   QFont span_font = painter.font();
   span_font.setPixelSize(main_lane_height_px - 2);
   painter.setFont(span_font);
-  for (int rank = first; rank < end; ++rank) {
-    const int top_px = layout.rowTop(rank);
-    paintLane(painter, layout, laneKey(rank, Lane::main), top_px + main_lane_top_px, main_lane_height_px);
-    paintLane(painter, layout, laneKey(rank, Lane::communication), top_px + comm_lane_top_px, comm_lane_height_px);
+  for (int row = first; row < end; ++row) {
+    const int top_px = layout.rowTop(row);
+    paintLane(painter, layout, laneKey(row, Lane::main), top_px + main_lane_top_px, main_lane_height_px);
+    paintLane(painter, layout, laneKey(row, Lane::communication), top_px + comm_lane_top_px, comm_lane_height_px);
   }
   painter.restore();
 }
@@ -617,9 +662,9 @@ void TimelineView::paintOverlays(QPainter& painter, const Layout& layout) const 
   painter.setClipRect(layout.plotRect());
   if (hover_) {
     const Span& s = spans_[hover_->index];
-    const int rank = hover_->lane_key / 2;
+    const int row = hover_->lane_key / 2;
     const bool main_lane = hover_->lane_key % 2 == 0;
-    const int top_px = layout.rowTop(rank) + (main_lane ? main_lane_top_px : comm_lane_top_px);
+    const int top_px = layout.rowTop(row) + (main_lane ? main_lane_top_px : comm_lane_top_px);
     const int height_px = main_lane ? main_lane_height_px : comm_lane_height_px;
     const int left_px = int(std::floor(std::max(layout.xFor(s.start_s), layout.plot_left_px - 2.0)));
     const int right_px = int(std::ceil(std::min(layout.xFor(s.end_s), layout.plot_right_px + 2.0)));
@@ -645,7 +690,7 @@ void TimelineView::paintOverlays(QPainter& painter, const Layout& layout) const 
 
 void TimelineView::updateScrollBar() {
   const int visible_px = std::max(0, height() - header_height_px);
-  const int max_scroll_px = std::max(0, rank_count_ * row_height_px - visible_px);
+  const int max_scroll_px = std::max(0, rowCount() * row_height_px - visible_px);
   scroll_bar_->setRange(0, max_scroll_px);
   scroll_bar_->setPageStep(std::max(row_height_px, visible_px));
   scroll_bar_->setSingleStep(row_height_px);
@@ -659,7 +704,7 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
 }
 
 QSize TimelineView::sizeHint() const {
-  const int rows = std::clamp(rank_count_, 8, 32);
+  const int rows = std::clamp(rowCount(), 8, 32);
   return QSize(900, header_height_px + rows * row_height_px);
 }
 

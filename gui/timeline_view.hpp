@@ -1,6 +1,7 @@
 #pragma once
 // Gantt view of one simulated iteration, in the manner of Nsight Systems and Perfetto: one row per
-// GPU, its compute stream in the main lane and its communication stream (overlapped collectives)
+// GPU (with rank folding, per GPU that ran its own program, labelled "×M" with the GPUs it stands
+// for), its compute stream in the main lane and its communication stream (overlapped collectives)
 // in a thin lane underneath, a time ruler, a colour legend. It only draws the spans the engine
 // recorded (EngineResult::spans); it computes nothing about the model.
 //
@@ -8,7 +9,7 @@
 // Shift+wheel, a horizontal wheel, left-drag (or A / D) pans in time; right-drag zooms to the
 // dragged range; double-click (or F) shows the whole iteration. Up / Down scroll one row.
 //
-// Scale: spans are kept sorted per rank and lane; a paint visits only the visible rows and, by
+// Scale: spans are kept sorted per row and lane; a paint visits only the visible rows and, by
 // binary search, the spans that intersect the time window; spans narrower than a pixel are merged
 // into at most one 1-px mark per pixel column and lane, so a 1024-GPU trace of millions of spans
 // paints in time proportional to the rows on screen and the widget's width.
@@ -45,9 +46,13 @@ class TimelineView : public QWidget {
   void setTrace(const dtsim::EngineResult& result, int gpus_per_node);
   void clear();
   bool hasTrace() const;
-  int rankCount() const;
+  int rankCount() const;  // GPUs
+  // Rows: one per GPU, or with rank folding one per GPU that ran its own program, standing for
+  // itself and the GPUs folded into it (its multiplicity).
+  int rowCount() const;
+  int multiplicityOf(int rank) const;  // 1 unless `rank` ran a program for folded GPUs too
   double iterationSeconds() const;
-  QString rowLabel(int rank) const;  // "node N · GPU g"
+  QString rowLabel(int rank) const;  // "node N · GPU g", then " ×M" for a multiplicity M > 1
 
   // The time window is kept inside [0, max(iteration, last span end)] and at least min_window_s wide.
   void setTimeWindow(double start_s, double end_s);
@@ -56,7 +61,7 @@ class TimelineView : public QWidget {
   void zoomAll();
   void zoomBy(double factor, double anchor_s);  // factor > 1 zooms in; anchor_s stays at its pixel
   void panBy(double delta_s);
-  void scrollToRank(int rank);                  // makes the rank's row visible
+  void scrollToRank(int rank);                  // makes the rank's row visible (a folded rank's: its representative's)
 
   // Hit test and its inverse, in widget coordinates.
   std::optional<dtsim::TraceSpan> spanAt(QPoint widget_pos) const;
@@ -102,7 +107,7 @@ class TimelineView : public QWidget {
     uint8_t collective = 0;
   };
   struct SpanRef {
-    int lane_key = -1;  // rank * 2 + lane
+    int lane_key = -1;  // row * 2 + lane
     std::size_t index = 0;
     bool operator==(const SpanRef&) const = default;
   };
@@ -110,6 +115,8 @@ class TimelineView : public QWidget {
   enum class Drag { none, pan, select };
 
   Layout layoutFor(QSize size) const;
+  void buildRows(const std::vector<int>& representative);
+  int rowOf(int rank) const;  // -1 outside the trace
   void buildLanes(const std::vector<dtsim::TraceSpan>& spans);
   std::pair<std::size_t, std::size_t> spansIntersecting(int lane_key, double from_s, double to_s) const;
   std::optional<SpanRef> hitTest(QPoint widget_pos) const;
@@ -129,11 +136,14 @@ class TimelineView : public QWidget {
   double anchorForKeys() const;
 
   int rank_count_ = 0;
+  std::vector<int> row_rank_;          // row -> the rank whose spans it shows
+  std::vector<int> rank_row_;          // rank -> its row, or its representative's
+  std::vector<int> row_multiplicity_;  // row -> GPUs it stands for
   int gpus_per_node_ = 1;
   double iteration_s_ = 0;
   double extent_s_ = 1;  // the window never leaves [0, extent_s_]
   std::vector<std::string> group_kinds_;
-  std::vector<Span> spans_;              // sorted by (rank, lane, start)
+  std::vector<Span> spans_;              // sorted by (row, lane, start)
   std::vector<double> max_end_s_;        // running max of end_s within each lane, for binary search
   std::vector<std::size_t> lane_begin_;  // lane key -> first index in spans_; size lanes + 1
 

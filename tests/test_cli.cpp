@@ -97,12 +97,21 @@ TEST(Cli, JsonAndTraceHoldTheReportedNumbers) {
   std::ifstream trace_in(dir / "t.json");
   const nlohmann::json trace = nlohmann::json::parse(trace_in);
   std::set<int> tracks;
+  std::set<std::string> names;
   double last_end_us = 0;
   for (const auto& e : trace["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["tid"].get<int>());
+    if (e["ph"] == "M" && e["name"] == "thread_name") {
+      tracks.insert(e["tid"].get<int>());
+      names.insert(e["args"]["name"].get<std::string>());
+    }
     if (e["ph"] == "X") last_end_us = std::max(last_end_us, e["ts"].get<double>() + e["dur"].get<double>());
   }
-  EXPECT_EQ(tracks.size(), 128u);  // per GPU: its compute stream and its communication stream
+  // Rank folding: of the 16 data-parallel replicas (tp 2 x pp 2 = 4 GPUs each), replica 0 runs for
+  // the 14 without the straggler and GPU 5's replica 2 for itself: 8 GPUs, each with a compute and
+  // a communication track. GPU 0 stands for 15 GPUs.
+  EXPECT_EQ(tracks.size(), 16u);
+  EXPECT_EQ(names.count("GPU 0 (stage 0) x15 (folded GPUs repeat it)"), 1u);
+  EXPECT_EQ(names.count("GPU 5 (stage 0)"), 1u);
   EXPECT_NEAR(last_end_us * 1e-6, iteration_s, 1e-5 * iteration_s);
   std::filesystem::remove_all(dir);
 }

@@ -90,7 +90,7 @@ TEST(RobustScenario, ClusterBeyondTheLargestSimulatedIsRefused) {
   ScratchDir dir;
   const InputErrorInfo e = scenario_error(dir, scenario_with("nodes: 2", "nodes: 1000000"));
   EXPECT_EQ(e.field, "cluster.nodes");
-  EXPECT_EQ(e.expected, "at most 8192 nodes of 8 GPUs (65536 GPUs, the largest cluster dtsim simulates)");
+  EXPECT_EQ(e.expected, "at most 16384 nodes of 8 GPUs (131072 GPUs, the largest cluster dtsim simulates)");
 }
 
 TEST(RobustScenario, MoreWorkThanFitsInMemoryIsRefused) {
@@ -141,7 +141,7 @@ TEST(RobustTopology, TorusLargerThanTheLargestClusterIsRefused) {
   const fs::path wide = dir.write("wide.yaml", topology_text(nvlink, "{kind: torus, dimensions: [1024, 1024]}"));
   const InputErrorInfo e = error_of([&] { load_topology(wide); });
   EXPECT_EQ(e.field, "fabric");
-  EXPECT_EQ(e.expected, "a torus of at most 65536 nodes (the largest cluster dtsim simulates has 65536 GPUs)");
+  EXPECT_EQ(e.expected, "a torus of at most 131072 nodes (the largest cluster dtsim simulates has 131072 GPUs)");
 }
 
 TEST(RobustTopology, DuplicatedKeyIsRefused) {

@@ -43,6 +43,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.simulated_activities = r.engine.activities;
   rep.folding = folding_description(int(r.engine.ranks.size()), r.engine.simulated_ranks);
   rep.simulation_wall_s = r.simulation_wall_s;
+  rep.simulation_peak_memory_bytes = r.peak_memory_bytes;
   return rep;
 }
 
@@ -77,8 +78,8 @@ std::string format_report_text(const Report& r) {
   out += "memory per GPU (peak stage)\n" + format_memory(r.memory);
   out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
   out += fmt::format("rank folding        {}\n", r.folding);
-  out += fmt::format("simulated           {} activities in {:.2f} s wall\n", r.simulated_activities,
-                     r.simulation_wall_s);
+  out += fmt::format("simulated           {} activities in {:.2f} s wall, {:.2f} GB peak memory\n",
+                     r.simulated_activities, r.simulation_wall_s, r.simulation_peak_memory_bytes / 1e9);
   return out;
 }
 

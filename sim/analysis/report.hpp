@@ -38,6 +38,7 @@ struct Report {
   std::string efficiency_source;
   int64_t simulated_activities = 0;
   double simulation_wall_s = 0;
+  double simulation_peak_memory_bytes = 0;
   std::string folding = "none: one actor per GPU";  // folding_description
 };
 

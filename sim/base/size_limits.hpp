@@ -5,13 +5,12 @@
 // such input with a message naming the limit instead of running away.
 namespace dtsim {
 
-// 2^16 GPUs: the largest scenario, `collective` communicator or `topo` graph. One process holds
-// a SimGrid actor, its stack and its links for every GPU: one all-reduce over 65,536 GPUs took
-// 5.9 GB and 41 s on a 2-core machine (2026-11-23), so twice that would not fit in 24 GB
-// beside a training workload. Rank folding (DESIGN.md "Scale") runs one replica's programs, but
-// the platform and a cross-replica collective's stand-ins still hold every GPU; larger clusters
-// wait until that is measured.
-constexpr long kMaxGpus = 65536;
+// 2^17 GPUs: the largest scenario, `collective` communicator or `topo` graph. The platform holds
+// every GPU's host and links, and a collective over all of them an actor per GPU: on a 2-core
+// machine with 24 GB (2026-11-24), one all-reduce over 131,072 GPUs (`dtsim collective
+// --gpus 131072` on the three-tier fat-tree) took 280 s and 11.9 GB, and Llama 3 405B on 131,072
+// GPUs with rank folding (bench/scale) 51 s and 8.4 GB; twice that would not fit.
+constexpr long kMaxGpus = 131072;
 // Work a simulation holds in memory: micro-batch passes over all GPUs (GPUs x micro-batches per
 // replica x virtual stages; the default 175B scenario has 2e5) and tasks in all the GPUs'
 // programs (about 80 bytes each).

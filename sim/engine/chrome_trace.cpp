@@ -37,14 +37,28 @@ std::string span_name(const TraceSpan& s, const std::vector<std::string>& group_
 std::string chrome_trace_json(const EngineResult& result, const ParallelismConfig& parallelism, int gpus_per_node) {
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   const int n = parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp;
+  // With rank folding, tracks only for the GPUs that ran their own program, named with how many
+  // GPUs each stands for (folded GPUs record no spans).
+  std::vector<int> multiplicity(size_t(n), 1);
+  if (result.representative.size() == size_t(n))
+    for (int rank = 0; rank < n; ++rank)
+      if (const int r = result.representative[size_t(rank)]; r != rank) {
+        --multiplicity[size_t(rank)];
+        ++multiplicity[size_t(r)];
+      }
+  int named_node = -1;
   for (int rank = 0; rank < n; ++rank) {
+    if (multiplicity[size_t(rank)] == 0) continue;
     const int node = rank / gpus_per_node;
-    if (rank % gpus_per_node == 0)
+    if (node != named_node)
       out += fmt::format("{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":\"node {}\"}}}},\n",
                          node, node);
+    named_node = node;
+    const std::string stands_for =
+        multiplicity[size_t(rank)] > 1 ? fmt::format(" x{} (folded GPUs repeat it)", multiplicity[size_t(rank)]) : "";
     out += fmt::format(
-        "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"GPU {} (stage {})\"}}}},\n",
-        node, rank, rank, rank_coord(parallelism, rank).stage);
+        "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"GPU {} (stage {}){}\"}}}},\n",
+        node, rank, rank, rank_coord(parallelism, rank).stage, stands_for);
     out += fmt::format(
         "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":\"GPU {} comm stream\"}}}},\n",
         node, n + rank, rank);

@@ -131,6 +131,15 @@ struct SharedState {
   };
   std::map<std::pair<int, int>, Proxy> proxies;  // (folded rank, lane)
 
+  // With record_folded_flows: bytes per (source, destination) of the representatives' flows that
+  // folded replicas repeat on their own GPUs (pipeline transfers, collectives over groups with no
+  // rank folded into the sender).
+  bool record_folded_flows = false;
+  std::map<std::pair<int, int>, double> repeated_flow_bytes = {};
+  void repeated_flow(int from, int to, double bytes) {
+    if (record_folded_flows) repeated_flow_bytes[{from, to}] += bytes;
+  }
+
   void arrive(int group, int sequence, int rank, double now_s) {
     const int size = int(workload.groups[size_t(group)].ranks.size());
     Arrivals& a = arrivals_by_group[size_t(group)][sequence];
@@ -243,8 +252,10 @@ class RankActor {
       std::vector<sg4::CommPtr> comms;
       std::vector<double> route_latencies_s;
       for (const auto& [dst, bytes] : phase.sends) {
-        comms.push_back(flow_mailbox(task.group, rank_, dst)->put_async(&g_token, uint64_t(std::llround(bytes * task.calls))));
+        const uint64_t flow_bytes = uint64_t(std::llround(bytes * task.calls));
+        comms.push_back(flow_mailbox(task.group, rank_, dst)->put_async(&g_token, flow_bytes));
         route_latencies_s.push_back(route_latency_s(rank_, dst));
+        if (clones.empty() && !s_.folded(rank_)) s_.repeated_flow(rank_, dst, double(flow_bytes));
       }
       std::vector<char*> received(phase.receives.size(), nullptr);
       for (size_t i = 0; i < phase.receives.size(); ++i) {
@@ -416,6 +427,7 @@ class RankActor {
   // would deadlock interleaved schedules, where chunks wrap from the last stage to the first.
   void start_send(const Task& task) {
     p2p_mailbox(rank_, task.peer, task.channel)->put_init(&g_token, uint64_t(task.bytes))->detach();
+    s_.repeated_flow(rank_, task.peer, double(uint64_t(task.bytes)));
     ++activities_;
   }
 
@@ -457,15 +469,41 @@ class RankActor {
   int stream_waited_ = 0;                   // how many of them the rank has waited for
 };
 
+// A folded rank repeats its representative's flows on its own GPUs: ranks differ by a whole number
+// of data-parallel blocks (rank order tp, cp, dp, stage), so the peer of a flow from its
+// representative `r` to `to`, in r's block, is `to` + (rank - r).
+std::map<std::string, double> folded_flow_link_bytes(const SharedState& state) {
+  std::map<int, std::vector<std::pair<int, double>>> flows_from;
+  for (const auto& [ends, bytes] : state.repeated_flow_bytes) flows_from[ends.first].emplace_back(ends.second, bytes);
+  std::map<const sg4::Link*, double> by_link;
+  std::vector<sg4::Link*> route;
+  for (size_t rank = 0; rank < state.workload.representative.size(); ++rank) {
+    const int r = state.workload.representative[rank];
+    const auto flows = flows_from.find(r);
+    if (r == int(rank) || flows == flows_from.end()) continue;
+    for (const auto& [to, bytes] : flows->second) {
+      route.clear();
+      double latency_s = 0;
+      state.platform.gpus[rank]->route_to(state.platform.gpus[size_t(to + int(rank) - r)], route, &latency_s);
+      for (const sg4::Link* link : route) by_link[link] += bytes;
+    }
+  }
+  std::map<std::string, double> by_name;
+  for (const auto& [link, bytes] : by_link) by_name[link->get_name()] += bytes;
+  return by_name;
+}
+
 }  // namespace
 
 EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const NodeSpec& node, const Workload& workload,
-                        bool record_spans, bool failures_possible, bool record_waits) {
+                        const EngineOptions& options) {
+  const bool record_spans = options.record_spans;
   const int n = int(workload.ranks.size());
   SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
                     std::vector<bool>(n, false), false, {}, {}, {}, {}};
-  if (record_waits) {
+  state.record_folded_flows = options.record_folded_flows && !workload.representative.empty();
+  if (options.record_waits) {
     state.record_waits = true;
     state.arrivals_by_group.resize(workload.groups.size());
     state.waited_on_s.assign(size_t(n), 0.0);
@@ -487,7 +525,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   EngineResult result;
   for (int rank = 0; rank < n; ++rank) {
     if (state.finished[rank]) continue;
-    if (!failures_possible)
+    if (!options.failures_possible)
       throw std::runtime_error(fmt::format("the simulated iteration deadlocked: rank {} never finished its program "
                                            "(a workload whose sends and receives do not match)", rank));
     result.completed = false;
@@ -499,9 +537,11 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;
   result.simulated_ranks = simulated_ranks;
+  result.representative = workload.representative;
   if (record_spans)
     for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);
   for (auto& spans : state.spans) result.spans.insert(result.spans.end(), spans.begin(), spans.end());
+  if (state.record_folded_flows) result.folded_flow_link_bytes = folded_flow_link_bytes(state);
   return result;
 }
 

@@ -55,6 +55,7 @@ struct EngineResult {
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
   int simulated_ranks = 0;       // ranks that ran their own program (the rest were folded into them)
+  std::vector<int> representative;  // Workload::representative: empty, or whose times each rank reports
   std::vector<std::string> group_kinds;  // CommGroup::kind of each group, for span labels
   // False when a failed resource stopped some ranks (their finish_s is when they stopped):
   // synchronous training cannot finish the iteration.
@@ -64,13 +65,23 @@ struct EngineResult {
   // With record_waits: per rank, the seconds other ranks spent waiting for it (the last member
   // to reach a blocking collective; the sender of a pipeline receive). Empty otherwise.
   std::vector<double> waited_on_s;
+  // With record_folded_flows: bytes by SimGrid link name (with _UP/_DOWN) that the folded
+  // replicas' own flows would have carried: their pipeline transfers and the collectives inside a
+  // replica, which rank folding does not simulate. Used in the child only (link usage).
+  std::map<std::string, double> folded_flow_link_bytes;
+};
+
+struct EngineOptions {
+  bool record_spans = false;
+  // Resources may be turned off (failure events): ranks left blocked are then reported as an
+  // incomplete iteration instead of a deadlock error.
+  bool failures_possible = false;
+  bool record_waits = false;  // EngineResult::waited_on_s
+  bool record_folded_flows = false;  // EngineResult::folded_flow_link_bytes
 };
 
 // `node` describes the platform's nodes; collectives are planned from it (collective_plan.hpp).
-// `failures_possible`: resources may be turned off (failure events); ranks left blocked are
-// then reported as an incomplete iteration instead of a deadlock error.
 EngineResult run_engine(simgrid::s4u::Engine& engine, const Platform& platform, const NodeSpec& node,
-                        const Workload& workload, bool record_spans, bool failures_possible = false,
-                        bool record_waits = false);
+                        const Workload& workload, const EngineOptions& options);
 
 }  // namespace dtsim

@@ -52,11 +52,14 @@ void report_progress_while_running() {
   });
 }
 
-// Bytes each link carried, by direction, from SimGrid's link-load plugin.
-std::vector<LinkUsage> link_usage(const simgrid::s4u::Engine& engine) {
+// Bytes each link carried, by direction, from SimGrid's link-load plugin, plus `folded_bytes` by
+// link name: the flows of folded replicas (EngineResult::folded_flow_link_bytes).
+std::vector<LinkUsage> link_usage(const simgrid::s4u::Engine& engine, const std::map<std::string, double>& folded_bytes) {
   std::map<std::string, LinkUsage> by_name;
   for (const simgrid::s4u::Link* link : engine.get_all_links()) {
     std::string name = link->get_name();
+    const auto folded = folded_bytes.find(name);
+    const double extra_bytes = folded == folded_bytes.end() ? 0 : folded->second;
     bool down = false;
     for (const char* suffix : {"_UP", "_DOWN"}) {
       const std::string sfx = suffix;
@@ -68,7 +71,7 @@ std::vector<LinkUsage> link_usage(const simgrid::s4u::Engine& engine) {
     auto [it, fresh] = by_name.try_emplace(name, classify_link(name));
     LinkUsage& u = it->second;
     if (fresh) u.bandwidth_Bps = link->get_bandwidth();
-    (down ? u.down_bytes : u.up_bytes) += sg_link_get_cum_load(link);
+    (down ? u.down_bytes : u.up_bytes) += sg_link_get_cum_load(link) + extra_bytes;
   }
   std::vector<LinkUsage> usage;
   for (auto& [name, u] : by_name) usage.push_back(std::move(u));
@@ -100,10 +103,16 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   const bool failures_possible = std::any_of(events.begin(), events.end(), [](const Event& e) {
     return std::holds_alternative<ResourceFailureEvent>(e);
   });
-  result.engine = run_engine(engine, platform, topology.node, workload, options.record_trace, failures_possible,
-                             !events.empty());
+  EngineOptions engine_options;
+  engine_options.record_spans = options.record_trace;
+  engine_options.failures_possible = failures_possible;
+  engine_options.record_waits = !events.empty();
+  engine_options.record_folded_flows = options.record_link_usage;
+  result.engine = run_engine(engine, platform, topology.node, workload, engine_options);
   result.simulation_wall_s = seconds_since(run_start);
-  if (options.record_link_usage) result.links = link_usage(engine);
+  if (options.record_link_usage) result.links = link_usage(engine, result.engine.folded_flow_link_bytes);
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) result.peak_memory_bytes = double(usage.ru_maxrss) * 1024;  // KiB on Linux
   return result;
 }
 
@@ -121,8 +130,9 @@ json to_json(const SimulationResult& r) {
   json links = json::array();
   for (const LinkUsage& l : r.links) links.push_back({l.name, l.bandwidth_Bps, l.up_bytes, l.down_bytes});
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
-          {"simulated_ranks", r.engine.simulated_ranks},
+          {"simulated_ranks", r.engine.simulated_ranks}, {"representative", r.engine.representative},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
+          {"peak_memory_bytes", r.peak_memory_bytes},
           {"ranks", ranks},                      {"spans", spans},
           {"group_kinds", r.engine.group_kinds},
           {"completed", r.engine.completed},
@@ -137,8 +147,10 @@ SimulationResult from_json(const json& j) {
   r.engine.iteration_s = j["iteration_s"];
   r.engine.activities = j["activities"];
   r.engine.simulated_ranks = j["simulated_ranks"];
+  r.engine.representative = j["representative"].get<std::vector<int>>();
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
+  r.peak_memory_bytes = j["peak_memory_bytes"];
   for (const json& t : j["ranks"]) {
     RankTimes& times = r.engine.ranks.emplace_back(RankTimes{t[0], t[1], t[2], t[3], {}});
     for (const auto& [kind, c] : t[4].items()) times.communication_by_kind[kind] = {c[0], c[1]};
@@ -314,9 +326,8 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
 std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolved, const SimulationOptions& options) {
   return [&resolved, options] {
     const Scenario& s = resolved.scenario;
-    // Link usage counts every flow, the folded replicas' pipeline transfers too: it runs every GPU.
     ReplicaFolding folding;
-    if (options.fold_replicas && !options.record_link_usage) {
+    if (options.fold_replicas) {
       std::optional<std::vector<int>> reached = gpus_events_reach(s.events, resolved.topology.node.gpus);
       folding = {reached.has_value(), reached.value_or(std::vector<int>{})};
     }

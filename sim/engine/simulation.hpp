@@ -21,8 +21,7 @@ struct SimulationOptions {
   bool record_trace = false;
   bool record_link_usage = false;  // bytes per link (SimulationResult::links)
   // Fold data-parallel replicas into one (DESIGN.md "Scale"), except those a what-if event
-  // reaches (all of them for background traffic), and never with record_link_usage, which counts
-  // every GPU's flows.
+  // reaches (all of them for a failure or background traffic).
   bool fold_replicas = true;
   // Set to true (from any thread) to stop: the child is killed and simulate throws
   // SimulationCancelled within about 0.1 s.
@@ -40,6 +39,7 @@ struct SimulationResult {
   EngineResult engine;
   double platform_build_wall_s = 0;
   double simulation_wall_s = 0;
+  double peak_memory_bytes = 0;   // the simulating child process's peak resident memory
   std::string efficiency_source;  // "datasheet defaults" or the calibration file
   std::vector<LinkUsage> links;   // with record_link_usage: every link of the platform
 };

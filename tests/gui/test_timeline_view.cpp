@@ -193,6 +193,26 @@ class TestTimelineView : public QObject {
     QCOMPARE(view.rowLabel(2), QStringLiteral("node 1 · GPU 0"));
   }
 
+  void foldedRanksShareTheirRepresentativesRow() {
+    // Ranks 2 and 3 repeat ranks 0 and 1 (rank folding): two rows, each standing for two GPUs.
+    EngineResult folded = smallTrace();
+    folded.ranks.resize(4);
+    folded.representative = {0, 1, 0, 1};
+    folded.spans.pop_back();  // rank 2's span: a folded rank records none
+    TimelineView view;
+    view.resize(800, 300);
+    view.setTrace(folded, 2);
+    QCOMPARE(view.rankCount(), 4);
+    QCOMPARE(view.rowCount(), 2);
+    QCOMPARE(view.rowLabel(0), QStringLiteral("node 0 · GPU 0 ×2"));
+    QCOMPARE(view.multiplicityOf(3), 1);
+    QCOMPARE(view.pointFor(3, 0.5).y(), view.pointFor(1, 0.5).y());
+    const std::optional<TraceSpan> span = view.spanAt(view.pointFor(1, 0.3));
+    QVERIFY(span);
+    QCOMPARE(span->rank, 1);
+    QVERIFY(view.describeSpan(*span).contains(QStringLiteral("also for 1 folded GPUs")));
+  }
+
   void zoomAllShowsTheWholeIteration() {
     TimelineView view;
     showSmall(view);
