@@ -8,8 +8,9 @@ namespace dtsim {
 // 2^17 GPUs: the largest scenario, `collective` communicator or `topo` graph. The platform holds
 // every GPU's host and links, and a collective over all of them an actor per GPU: on a 2-core
 // machine with 24 GB (2026-11-24), one all-reduce over 131,072 GPUs (`dtsim collective
-// --gpus 131072` on the three-tier fat-tree) took 280 s and 11.9 GB, and Llama 3 405B on 131,072
-// GPUs with rank folding (bench/scale) 51 s and 8.4 GB; twice that would not fit.
+// --gpus 131072` on the three-tier fat-tree) took 280 s and 11.9 GB with 64 KiB actor stacks (32
+// KiB since), and Llama 3 405B on 131,072 GPUs with rank folding (bench/scale) 39 s and 5.3 GB;
+// twice that would not fit.
 constexpr long kMaxGpus = 131072;
 // Work a simulation holds in memory: micro-batch passes over all GPUs (GPUs x micro-batches per
 // replica x virtual stages; the default 175B scenario has 2e5) and tasks in all the GPUs'
