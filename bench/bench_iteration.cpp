@@ -49,7 +49,7 @@ Run simulate_once(const Scenario& s, bool fold) {
   const auto start = std::chrono::steady_clock::now();
   const SimulationResult r = simulate(s, options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {r.engine.iteration_s, wall_s, r.peak_memory_bytes, r.engine.activities, r.engine.simulated_ranks};
+  return {r.engine.iteration_s, wall_s, r.peak_memory_bytes, r.engine.activities, r.engine.simulated_ranks()};
 }
 
 std::string cells(const std::optional<Run>& r) {

@@ -187,19 +187,16 @@ void TimelineView::buildRows(const std::vector<int>& representative) {
   row_rank_.clear();
   rank_row_.assign(std::size_t(rank_count_), -1);
   row_multiplicity_.clear();
+  const std::vector<int> represented = ranks_represented(representative, rank_count_);
   for (int rank = 0; rank < rank_count_; ++rank) {
-    const bool own = representative.size() != std::size_t(rank_count_) || representative[std::size_t(rank)] == rank;
-    if (!own) continue;
+    if (represented[std::size_t(rank)] == 0) continue;
     rank_row_[std::size_t(rank)] = int(row_rank_.size());
     row_rank_.push_back(rank);
-    row_multiplicity_.push_back(1);
+    row_multiplicity_.push_back(represented[std::size_t(rank)]);
   }
-  for (int rank = 0; rank < rank_count_; ++rank) {
-    if (rank_row_[std::size_t(rank)] >= 0) continue;
-    const int row = rank_row_[std::size_t(representative[std::size_t(rank)])];
-    rank_row_[std::size_t(rank)] = row;
-    ++row_multiplicity_[std::size_t(row)];
-  }
+  for (int rank = 0; rank < rank_count_; ++rank)
+    if (rank_row_[std::size_t(rank)] < 0)
+      rank_row_[std::size_t(rank)] = rank_row_[std::size_t(representative[std::size_t(rank)])];
 }
 
 int TimelineView::rowOf(int rank) const {

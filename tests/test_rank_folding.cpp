@@ -40,8 +40,8 @@ FoldedAndFull simulate_both(const Scenario& s) {
 }
 
 void expect_same_iteration(const FoldedAndFull& r, int simulated_ranks, int gpus) {
-  EXPECT_EQ(r.folded.engine.simulated_ranks, simulated_ranks);
-  EXPECT_EQ(r.full.engine.simulated_ranks, gpus);
+  EXPECT_EQ(r.folded.engine.simulated_ranks(), simulated_ranks);
+  EXPECT_EQ(r.full.engine.simulated_ranks(), gpus);
   EXPECT_NEAR(r.folded.engine.iteration_s, r.full.engine.iteration_s, 0.005 * r.full.engine.iteration_s);
   ASSERT_EQ(r.folded.engine.ranks.size(), size_t(gpus));
   // The last GPU is a folded one: it reports its representative's times.
@@ -143,13 +143,13 @@ TEST(RankFolding, AFailureRunsEveryGpu) {
   // replicas no longer repeat one another.
   Scenario s = on_h100_nodes("gpt3-1.3b", 4, 2, 2, 8, 32);
   s.events.push_back(ResourceFailureEvent{.resource = FailedResource::nic, .node = 2, .at_s = 0.01});
-  EXPECT_EQ(simulate(s).engine.simulated_ranks, 32);
+  EXPECT_EQ(simulate(s).engine.simulated_ranks(), 32);
 }
 
 TEST(RankFolding, BackgroundTrafficRunsEveryGpu) {
   Scenario s = on_h100_nodes("gpt3-1.3b", 2, 2, 1, 8, 16);
   s.events.push_back(BackgroundTrafficEvent{.from_node = 0, .to_node = 1, .rate_Bps = 1e10});
-  EXPECT_EQ(simulate(s).engine.simulated_ranks, 16);
+  EXPECT_EQ(simulate(s).engine.simulated_ranks(), 16);
 }
 
 TEST(RankFolding, LinkUsageCountsTheFoldedReplicasFlows) {
@@ -163,7 +163,7 @@ TEST(RankFolding, LinkUsageCountsTheFoldedReplicasFlows) {
   folded.record_link_usage = full.record_link_usage = true;
   full.fold_replicas = false;
   const SimulationResult a = simulate(s, folded), b = simulate(s, full);
-  EXPECT_EQ(a.engine.simulated_ranks, 4);
+  EXPECT_EQ(a.engine.simulated_ranks(), 4);
   ASSERT_EQ(a.links.size(), b.links.size());
   double folded_bytes = 0, full_bytes = 0;
   for (size_t i = 0; i < a.links.size(); ++i) {

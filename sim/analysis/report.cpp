@@ -41,7 +41,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
   rep.simulated_activities = r.engine.activities;
-  rep.folding = folding_description(int(r.engine.ranks.size()), r.engine.simulated_ranks);
+  rep.folding = folding_description(int(r.engine.ranks.size()), r.engine.simulated_ranks());
   rep.simulation_wall_s = r.simulation_wall_s;
   rep.simulation_peak_memory_bytes = r.peak_memory_bytes;
   return rep;

@@ -39,13 +39,7 @@ std::string chrome_trace_json(const EngineResult& result, const ParallelismConfi
   const int n = parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp;
   // With rank folding, tracks only for the GPUs that ran their own program, named with how many
   // GPUs each stands for (folded GPUs record no spans).
-  std::vector<int> multiplicity(size_t(n), 1);
-  if (result.representative.size() == size_t(n))
-    for (int rank = 0; rank < n; ++rank)
-      if (const int r = result.representative[size_t(rank)]; r != rank) {
-        --multiplicity[size_t(rank)];
-        ++multiplicity[size_t(r)];
-      }
+  const std::vector<int> multiplicity = ranks_represented(result.representative, n);
   int named_node = -1;
   for (int rank = 0; rank < n; ++rank) {
     if (multiplicity[size_t(rank)] == 0) continue;

@@ -15,6 +15,24 @@ namespace dtsim {
 
 namespace sg4 = simgrid::s4u;
 
+std::vector<int> ranks_represented(const std::vector<int>& representative, int ranks) {
+  std::vector<int> count(size_t(ranks), 1);
+  if (representative.size() != size_t(ranks)) return count;
+  for (int rank = 0; rank < ranks; ++rank)
+    if (const int r = representative[size_t(rank)]; r != rank) {
+      --count[size_t(rank)];
+      ++count[size_t(r)];
+    }
+  return count;
+}
+
+int EngineResult::simulated_ranks() const {
+  if (representative.empty()) return int(ranks.size());
+  int own = 0;
+  for (size_t rank = 0; rank < representative.size(); ++rank) own += representative[rank] == int(rank);
+  return own;
+}
+
 const char* to_string(SpanKind k) {
   switch (k) {
     case SpanKind::compute: return "compute";
@@ -512,13 +530,11 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
     if (!state.folded(rank))
       sg4::Actor::create(fmt::format("rank{}", rank), platform.gpus[rank], RankActor(state, rank));
   engine.run();
-  int simulated_ranks = n;
   for (int rank = 0; rank < n; ++rank) {
     if (!state.folded(rank)) continue;
     const size_t representative = size_t(workload.representative[size_t(rank)]);
     state.ranks[size_t(rank)] = state.ranks[representative];
     state.finished[size_t(rank)] = state.finished[representative];
-    --simulated_ranks;
   }
   // SimGrid returns from run() when every actor is blocked; a program that waits for a message
   // nobody sends must not pass for a finished iteration.
@@ -536,7 +552,6 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   result.ranks = std::move(state.ranks);
   for (const RankTimes& r : result.ranks) result.iteration_s = std::max(result.iteration_s, r.finish_s);
   for (int64_t a : state.activities) result.activities += a;
-  result.simulated_ranks = simulated_ranks;
   result.representative = workload.representative;
   if (record_spans)
     for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);

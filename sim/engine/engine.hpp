@@ -54,8 +54,8 @@ struct EngineResult {
   std::vector<RankTimes> ranks;
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated
-  int simulated_ranks = 0;       // ranks that ran their own program (the rest were folded into them)
   std::vector<int> representative;  // Workload::representative: empty, or whose times each rank reports
+  int simulated_ranks() const;      // ranks that ran their own program (the rest were folded into them)
   std::vector<std::string> group_kinds;  // CommGroup::kind of each group, for span labels
   // False when a failed resource stopped some ranks (their finish_s is when they stopped):
   // synchronous training cannot finish the iteration.
@@ -70,6 +70,10 @@ struct EngineResult {
   // replica, which rank folding does not simulate. Used in the child only (link usage).
   std::map<std::string, double> folded_flow_link_bytes;
 };
+
+// Per rank of `ranks`, the GPUs it stands for under rank folding: 1 plus the ranks folded into a
+// representative, 0 for a folded rank; all 1 when `representative` is empty (nothing folded).
+std::vector<int> ranks_represented(const std::vector<int>& representative, int ranks);
 
 struct EngineOptions {
   bool record_spans = false;

@@ -130,7 +130,7 @@ json to_json(const SimulationResult& r) {
   json links = json::array();
   for (const LinkUsage& l : r.links) links.push_back({l.name, l.bandwidth_Bps, l.up_bytes, l.down_bytes});
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
-          {"simulated_ranks", r.engine.simulated_ranks}, {"representative", r.engine.representative},
+          {"representative", r.engine.representative},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
           {"peak_memory_bytes", r.peak_memory_bytes},
           {"ranks", ranks},                      {"spans", spans},
@@ -146,7 +146,6 @@ SimulationResult from_json(const json& j) {
   SimulationResult r;
   r.engine.iteration_s = j["iteration_s"];
   r.engine.activities = j["activities"];
-  r.engine.simulated_ranks = j["simulated_ranks"];
   r.engine.representative = j["representative"].get<std::vector<int>>();
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
