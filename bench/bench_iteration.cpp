@@ -27,17 +27,19 @@ struct Case {
   const char* file;  // relative to the source tree
 };
 
-// 1k, 4k, 16k (with and without what-if events) and 131k GPUs.
+// 1k, 4k, 12k, 16k (with and without what-if events) and 131k GPUs.
 const std::vector<Case> kCases = {
     {"gpt3-175b 1k a100 (default)", "scenarios/gpt3-175b-1024-a100.yaml"},
     {"gpt3-175b 4k a100", "bench/scale/gpt3-175b-4096-a100.yaml"},
     {"gpt3-175b 12k a100 megascale", "bench/scale/gpt3-175b-12288-a100.yaml"},
     {"llama3-405b 16k h100", "bench/scale/llama3-405b-16384-h100.yaml"},
     {"llama3-405b 16k h100 straggler+slow nic", "bench/scale/llama3-405b-16384-h100-what-if.yaml"},
+    {"llama3-405b 16k h100 straggler+failed nic", "bench/scale/llama3-405b-16384-h100-failure.yaml"},
     {"llama3-405b 131k h100 3-tier", "bench/scale/llama3-405b-131072-h100.yaml"},
 };
 
 struct Run {
+  bool completed = true;  // false: a failure stopped the iteration (no iteration time)
   double iteration_s = 0, wall_s = 0, peak_memory_bytes = 0;
   int64_t activities = 0;
   int simulated_gpus = 0;
@@ -49,18 +51,21 @@ Run simulate_once(const Scenario& s, bool fold) {
   const auto start = std::chrono::steady_clock::now();
   const SimulationResult r = simulate(s, options);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {r.engine.iteration_s, wall_s, r.peak_memory_bytes, r.engine.activities, r.engine.simulated_ranks()};
+  return {r.engine.completed, r.engine.iteration_s, wall_s, r.peak_memory_bytes, r.engine.activities,
+          r.engine.simulated_ranks()};
 }
 
 std::string cells(const std::optional<Run>& r) {
   if (!r) return fmt::format("{:>11} {:>8} {:>7} {:>10} {:>7}", "-", "-", "-", "-", "-");
-  return fmt::format("{:>11.4f} {:>8.2f} {:>7.2f} {:>10} {:>7}", r->iteration_s, r->wall_s,
+  const std::string iteration = r->completed ? fmt::format("{:.4f}", r->iteration_s) : "stopped";
+  return fmt::format("{:>11} {:>8.2f} {:>7.2f} {:>10} {:>7}", iteration, r->wall_s,
                      r->peak_memory_bytes / 1e9, r->activities, r->simulated_gpus);
 }
 
 std::string csv_cells(const std::optional<Run>& r) {
   if (!r) return ",,,,";
-  return fmt::format("{:.6g},{:.3f},{:.0f},{},{}", r->iteration_s, r->wall_s, r->peak_memory_bytes, r->activities,
+  const std::string iteration = r->completed ? fmt::format("{:.6g}", r->iteration_s) : "";
+  return fmt::format("{},{:.3f},{:.0f},{},{}", iteration, r->wall_s, r->peak_memory_bytes, r->activities,
                      r->simulated_gpus);
 }
 

@@ -56,6 +56,9 @@ std::string format_what_if(const Scenario& s, const SimulationResult& with_event
                        "at {:.4f} s (without the events the iteration takes {:.4f} s). Synchronous training stops "
                        "and restarts from its last checkpoint (see `dtsim goodput`).\n",
                        w.unfinished_ranks, w.ranks.size(), w.stopped_s, healthy_s);
+    if (w.simulated_ranks() < int(w.ranks.size()))
+      out += "                    With rank folding a folded GPU stops when the GPU it repeats does, so more GPUs "
+             "can stop, and earlier, than in the full simulation (--no-fold), where each stops on its own.\n";
   } else {
     out += fmt::format("iteration           {:.4f} s with the events, {:.4f} s without: {:+.1f} %\n", w.iteration_s,
                        healthy_s, 100 * (w.iteration_s / healthy_s - 1));

@@ -404,13 +404,18 @@ class RankActor {
   }
 
   void serve(SharedState::Proxy& proxy) {
-    for (;;) {
-      proxy.queued->acquire();
-      const Task* task = proxy.tasks.front();
-      proxy.tasks.pop_front();
-      if (!task) break;
-      run_collective(*task, SpanKind::collective);
-      proxy.done->release();
+    try {
+      for (;;) {
+        proxy.queued->acquire();
+        const Task* task = proxy.tasks.front();
+        proxy.tasks.pop_front();
+        if (!task) break;
+        run_collective(*task, SpanKind::collective);
+        proxy.done->release();
+      }
+    } catch (const simgrid::NetworkFailureException&) {
+      // A link on the way failed: the part never ends, and the representative waits for it.
+    } catch (const simgrid::HostFailureException&) {
     }
     s_.activities[rank_] = activities_;
   }

@@ -21,10 +21,22 @@ class Reach {
     else gpus_.push_back(e.gpu);
     return true;
   }
-  // A failure stops the collectives of the resource's GPUs for good, and their other members
-  // stop at different points of the collective's plan (a rank paired with a stopped one waits,
-  // the others go on): the replicas no longer repeat one another.
-  bool operator()(const ResourceFailureEvent&) const { return false; }
+  // A failure stops its resource's GPUs, or their flows, for good: their replicas run their own
+  // programs. The other replicas stay folded, so the iteration completes, and in the same time,
+  // exactly when the full simulation's does. When it does not, the members of a collective that
+  // can never end stop at different points of its plan, which folded replicas cannot: a folded GPU
+  // stops with its representative (DESIGN.md "Scale"). A leaf switch serves nodes that only the
+  // topology knows.
+  bool operator()(const ResourceFailureEvent& e) const {
+    switch (e.resource) {
+      case FailedResource::gpu:
+      case FailedResource::nvlink: gpus_.push_back(e.gpu); return true;
+      case FailedResource::node:
+      case FailedResource::nic: add_node(e.node); return true;
+      case FailedResource::leaf_switch: return false;
+    }
+    return false;
+  }
   // Another job's flow loads fabric links that any replica's pipeline transfers may cross.
   bool operator()(const BackgroundTrafficEvent&) const { return false; }
 
