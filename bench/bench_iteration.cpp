@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   const std::filesystem::path source = DTSIM_SOURCE_DIR;
   const std::string columns =
       fmt::format("{:>11} {:>8} {:>7} {:>10} {:>7}", "iteration_s", "wall_s", "peak_GB", "activities", "ran");
-  fmt::print("{:<40} {:>7} | folded: {} | unfolded: {}\n", "case", "gpus", columns, columns);
+  fmt::print("{:<42} {:>7} | folded: {} | unfolded: {}\n", "case", "gpus", columns, columns);
   std::string csv =
       "case,gpus,folded_iteration_s,folded_wall_s,folded_peak_memory_bytes,folded_activities,folded_simulated_gpus,"
       "unfolded_iteration_s,unfolded_wall_s,unfolded_peak_memory_bytes,unfolded_activities,unfolded_simulated_gpus\n";
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       const Run folded = simulate_once(s, true);
       std::optional<Run> unfolded;
       if (gpus <= unfolded_max_gpus) unfolded = simulate_once(s, false);
-      fmt::print("{:<40} {:>7} | folded: {} | unfolded: {}\n", c.label, gpus, cells(folded), cells(unfolded));
+      fmt::print("{:<42} {:>7} | folded: {} | unfolded: {}\n", c.label, gpus, cells(folded), cells(unfolded));
       std::fflush(stdout);
       csv += fmt::format("{},{},{},{}\n", c.label, gpus, csv_cells(folded), csv_cells(unfolded));
     }

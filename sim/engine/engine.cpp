@@ -184,10 +184,11 @@ class RankActor {
   }
 
  private:
-  void record_stop() {
-    s_.ranks[rank_].finish_s = sg4::Engine::get_clock();
-    s_.activities[rank_] = activities_;
-  }
+  void record_stop() { s_.ranks[rank_].finish_s = sg4::Engine::get_clock(); }
+
+  // Counted as they happen: an actor that a failure leaves blocked never ends, and a rank's own
+  // actor, its communication stream and a folded rank's two stand-ins all add to the rank's count.
+  void count_activities(int64_t n) { s_.activities[size_t(rank_)] += n; }
 
   void run_tasks() {
     for (const Task& task : s_.workload.ranks[rank_].tasks) {
@@ -207,7 +208,6 @@ class RankActor {
     stop_stream();
     stop_proxies();
     s_.ranks[rank_].finish_s = sg4::Engine::get_clock();
-    s_.activities[rank_] = activities_;
     s_.finished[rank_] = true;
   }
 
@@ -228,7 +228,7 @@ class RankActor {
     const double start = sg4::Engine::get_clock();
     // Host speed is the GPU's nominal speed; a straggler's speed profile slows this down.
     sg4::this_actor::execute(task.compute_s * sg4::this_actor::get_host()->get_speed());
-    ++activities_;
+    count_activities(1);
     const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].compute_s += end - start;
     record(SpanKind::compute, task, start, end);
@@ -281,14 +281,14 @@ class RankActor {
         route_latencies_s.push_back(route_latency_s(phase.receives[i], rank_));
       }
       wait_all_or_cancel(comms);
-      activities_ += int64_t(phase.sends.size());  // each flow counted once, on its sender
+      count_activities(int64_t(phase.sends.size()));  // each flow counted once, on its sender
       double transfers_end_s = phase_start;
       for (size_t i = 0; i < comms.size(); ++i)
         transfers_end_s = std::max(transfers_end_s, comms[i]->get_finish_time() - route_latencies_s[i]);
       const double remaining_s = transfers_end_s + phase.latency_s * task.calls - sg4::Engine::get_clock();
       if (remaining_s > 0) {
         sg4::this_actor::sleep_for(remaining_s);
-        ++activities_;
+        count_activities(1);
       }
     }
     // The collective ends for the representative when it has ended for every rank it speaks for.
@@ -417,7 +417,6 @@ class RankActor {
       // A link on the way failed: the part never ends, and the representative waits for it.
     } catch (const simgrid::HostFailureException&) {
     }
-    s_.activities[rank_] = activities_;
   }
 
   void stop_proxies() {
@@ -451,7 +450,7 @@ class RankActor {
   void start_send(const Task& task) {
     p2p_mailbox(rank_, task.peer, task.channel)->put_init(&g_token, uint64_t(task.bytes))->detach();
     s_.repeated_flow(rank_, task.peer, double(uint64_t(task.bytes)));
-    ++activities_;
+    count_activities(1);
   }
 
   // Time before the sender shows up is pipeline bubble; the transfer itself is communication.
@@ -480,7 +479,6 @@ class RankActor {
   SharedState& s_;
   int rank_;
   std::vector<SharedState::Proxy*> proxies_;  // the stand-ins this representative started
-  int64_t activities_ = 0;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> p2p_;
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
   std::map<std::pair<int, int>, double> route_latency_;
