@@ -16,15 +16,8 @@ namespace dtsim {
 namespace {
 
 Scenario on_one_h100_node(const std::string& preset, int tp, int cp, int dp, int ep, int global_batch) {
-  Scenario s;
-  s.name = preset;
-  s.model = *find_model_preset(preset);
-  s.training.global_batch = global_batch;
-  s.training.micro_batch = 1;
+  Scenario s = test::preset_on_h100_nodes(preset, 1, global_batch);
   s.parallelism.tp = tp, s.parallelism.cp = cp, s.parallelism.dp = dp, s.parallelism.ep = ep;
-  s.cluster.gpu = "h100-sxm";
-  s.cluster.nodes = 1;
-  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
   return s;
 }
 

@@ -17,16 +17,9 @@ namespace {
 
 // `nodes` DGX H100 nodes on the NDR fat-tree, 8 layers of the preset, micro-batch 1.
 Scenario on_h100_nodes(const std::string& preset, int nodes, int tp, int pp, int dp, int global_batch) {
-  Scenario s;
-  s.name = preset;
-  s.model = *find_model_preset(preset);
+  Scenario s = test::preset_on_h100_nodes(preset, nodes, global_batch);
   s.model.layers = 8;
-  s.training.global_batch = global_batch;
-  s.training.micro_batch = 1;
   s.parallelism.tp = tp, s.parallelism.pp = pp, s.parallelism.dp = dp;
-  s.cluster.gpu = "h100-sxm";
-  s.cluster.nodes = nodes;
-  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
   return s;
 }
 

@@ -14,7 +14,9 @@
 #include <functional>
 
 #include "input_error.hpp"
+#include "scenario.hpp"
 #include "topology_spec.hpp"
+#include "transformer_config.hpp"
 #include "workload_builder.hpp"
 
 namespace dtsim::test {
@@ -23,6 +25,20 @@ inline std::filesystem::path source_dir() { return DTSIM_SOURCE_DIR; }
 inline std::filesystem::path data_dir() { return source_dir() / "tests" / "data"; }
 inline TopologySpec test_topology(const std::string& name) {
   return load_topology(data_dir() / "topologies" / (name + ".yaml"));
+}
+
+// A preset model on `nodes` DGX H100 nodes of the NDR fat-tree, micro-batch 1; the caller sets the
+// parallelism.
+inline Scenario preset_on_h100_nodes(const std::string& preset, int nodes, int global_batch) {
+  Scenario s;
+  s.name = preset;
+  s.model = *find_model_preset(preset);
+  s.training.global_batch = global_batch;
+  s.training.micro_batch = 1;
+  s.cluster.gpu = "h100-sxm";
+  s.cluster.nodes = nodes;
+  s.cluster.topology = load_topology(source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
+  return s;
 }
 
 // Inputs for a workload that only does what the test fills in: no compute, no transfers.

@@ -48,7 +48,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
 }
 
 std::string folding_description(int gpus, int simulated_ranks) {
-  if (simulated_ranks >= gpus) return "none: one actor per GPU";
+  if (simulated_ranks >= gpus) return kNoFolding;
   return fmt::format("data-parallel replicas: {} of {} GPUs ran their own program; each other GPU repeated one of "
                      "them and took its own part in the collectives across replicas (--no-fold: every GPU)",
                      simulated_ranks, gpus);

@@ -20,6 +20,9 @@ struct Breakdown {
   std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
+// The report's `rank folding` line when every GPU ran its own program.
+inline constexpr const char* kNoFolding = "none: one actor per GPU";
+
 struct Report {
   std::string scenario;
   std::string gpu;
@@ -39,7 +42,7 @@ struct Report {
   int64_t simulated_activities = 0;
   double simulation_wall_s = 0;
   double simulation_peak_memory_bytes = 0;
-  std::string folding = "none: one actor per GPU";  // folding_description
+  std::string folding = kNoFolding;  // folding_description
 };
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);
