@@ -9,7 +9,6 @@
 #include "efficiency_defaults.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
-#include "transformer_config.hpp"
 #include "workload_builder.hpp"
 
 namespace dtsim {

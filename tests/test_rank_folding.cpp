@@ -8,7 +8,6 @@
 #include "report.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
-#include "transformer_config.hpp"
 #include "what_if.hpp"
 #include "workload_builder.hpp"
 
