@@ -1,0 +1,41 @@
+#pragma once
+// A model as an ordered list of layers, each with what it costs per sample (one image, one
+// sequence): the workload family beside the transformer builder for CNNs, BERT, ViT and a
+// user's own model (DESIGN.md "Layer graphs").
+#include <string>
+#include <vector>
+
+namespace dtsim {
+
+enum class LayerKind { convolution, linear, attention, normalization, activation, pooling, elementwise, embedding };
+
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::linear;
+  // Multiply-accumulates of the forward pass per sample: convolutions, linear layers and the two
+  // matrix products of attention. This is what torchvision's and timm's "GFLOPS" count.
+  double forward_macs = 0;
+  // Other forward FLOPs per sample: normalisation, activations, softmax, residual adds, pooling.
+  double forward_other_flops = 0;
+  double parameters = 0;       // trainable: weights, biases, norm scales and shifts, embeddings
+  double output_elements = 0;  // activation elements the layer writes per sample
+};
+
+struct LayerGraph {
+  std::string name;
+  std::string sample_unit;  // "image" or "sequence": what one sample is
+  std::vector<Layer> layers;
+
+  double forward_macs() const;
+  double parameters() const;
+  // 2 FLOPs per multiply-accumulate plus the rest.
+  double forward_flops() const;
+  // The backward pass computes the input gradient and the weight gradient of each layer with
+  // weights (twice the forward products) and differentiates the rest once.
+  double backward_flops() const;
+  double activation_elements() const;  // kept for the backward pass, per sample
+};
+
+double layer_backward_flops(const Layer& layer);
+
+}  // namespace dtsim
