@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -27,10 +28,8 @@ std::vector<int> ranks_represented(const std::vector<int>& representative, int r
 }
 
 int EngineResult::simulated_ranks() const {
-  if (representative.empty()) return int(ranks.size());
-  int own = 0;
-  for (size_t rank = 0; rank < representative.size(); ++rank) own += representative[rank] == int(rank);
-  return own;
+  const std::vector<int> represented = ranks_represented(representative, int(ranks.size()));
+  return int(std::count_if(represented.begin(), represented.end(), [](int n) { return n > 0; }));
 }
 
 const char* to_string(SpanKind k) {

@@ -128,7 +128,7 @@ void TokenLayers::add(const std::string& name) {
 }
 
 void TokenLayers::parameters(const std::string& name, double count) {
-  Layer l{name, LayerKind::elementwise};
+  Layer l{name, LayerKind::embedding};
   l.parameters = count;
   graph_.layers.push_back(l);
 }
