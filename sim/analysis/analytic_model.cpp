@@ -67,6 +67,19 @@ PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeS
   return {std::max(compute_s + blocking, overlapped), compute_s};
 }
 
+// DDP's buckets (layer models): each all-reduce starts once its part of the last backward pass
+// is done and the bucket before it is reduced. Returns how long the last one ends after the pass.
+double bucket_layout_sync_s(const std::vector<GradientBucket>& buckets, double last_backward_s,
+                            const GroupShapes& groups, const NodeSpec& node) {
+  double ready_s = 0, reduced_s = 0;
+  for (const GradientBucket& b : buckets) {
+    ready_s += b.compute_share * last_backward_s;
+    reduced_s = std::max(reduced_s, ready_s) +
+                collective_s({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, false}, groups, node);
+  }
+  return std::max(0.0, reduced_s - last_backward_s);
+}
+
 // One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.
 double p2p_s(const Scenario& s, const NodeSpec& node, double bytes, int from_stage, int to_stage) {
   if (s.parallelism.pp < 2 || bytes <= 0) return 0;
@@ -121,7 +134,9 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
     if (p.zero_stage < 3) {
       sync_s = collective_s({GroupRole::dp, kind, 1, in.gradient_bytes[stage], false}, groups, node) +
                collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage], false}, groups, node);
-      if (p.overlap_grad_reduce) {
+      if (!in.gradient_bucket_layout.empty()) {
+        sync_s = bucket_layout_sync_s(in.gradient_bucket_layout, last_backward_s[stage], groups, node);
+      } else if (p.overlap_grad_reduce) {
         const int k = gradient_buckets(p, in.gradient_bytes[stage] + in.expert_gradient_bytes[stage]);
         const double piece_s = last_backward_s[stage] / k;
         // Bucket collectives each pay their own latency: recompute with the bucket size.

@@ -4,6 +4,7 @@
 
 #include "analytic_model.hpp"
 #include "device_spec.hpp"
+#include "layer_model_costs.hpp"
 #include "transformer_ops.hpp"
 
 namespace dtsim {
@@ -17,9 +18,16 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.micro_batches = s.micro_batches_per_replica();
   rep.iteration_s = r.engine.iteration_s;
   rep.analytic_iteration_s = estimate_iteration(resolved).iteration_s;
-  rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
-  rep.model_flops = model_flops_per_iteration(s);
-  rep.hardware_flops = hardware_flops_per_iteration(s);
+  rep.samples_per_s = double(s.training.global_batch) / rep.iteration_s;
+  if (s.layer_model) {
+    rep.sample_unit = s.layer_model->graph.sample_unit;
+    rep.model_flops = rep.hardware_flops = layer_model_flops_per_iteration(s);
+    if (s.reference) rep.reference_compute_scale = reference_compute_scale(s, resolved.compute);
+  } else {
+    rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
+    rep.model_flops = model_flops_per_iteration(s);
+    rep.hardware_flops = hardware_flops_per_iteration(s);
+  }
   rep.model_tflops_per_gpu = rep.model_flops / rep.iteration_s / rep.gpus / 1e12;
   rep.hardware_tflops_per_gpu = rep.hardware_flops / rep.iteration_s / rep.gpus / 1e12;
   rep.mfu = rep.model_tflops_per_gpu * 1e12 / find_device(s.cluster.gpu)->peak_flops(s.training.precision);
@@ -63,7 +71,13 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("iteration time      {:.4f} s\n", r.iteration_s);
   out += fmt::format("analytic estimate   {:.4f} s  ({:+.2f}% vs simulated; closed form, no contention)\n",
                      r.analytic_iteration_s, 100 * (r.analytic_iteration_s / r.iteration_s - 1));
-  out += fmt::format("throughput          {:.0f} tokens/s\n", r.tokens_per_s);
+  if (r.tokens_per_s > 0)
+    out += fmt::format("throughput          {:.0f} tokens/s\n", r.tokens_per_s);
+  else
+    out += fmt::format("throughput          {:.1f} {}s/s\n", r.samples_per_s, r.sample_unit);
+  if (r.reference_compute_scale)
+    out += fmt::format("compute             scaled x{:.3f} so that one GPU's step takes what the reference measured\n",
+                       *r.reference_compute_scale);
   out += fmt::format("model TFLOP/s/GPU   {:.1f}  (hardware, with recompute: {:.1f})\n", r.model_tflops_per_gpu,
                      r.hardware_tflops_per_gpu);
   out += fmt::format("MFU                 {:.1f} %\n", 100 * r.mfu);
@@ -120,6 +134,9 @@ nlohmann::json report_to_json(const Report& r) {
       {"iteration_time_s", r.iteration_s},
       {"analytic_iteration_time_s", r.analytic_iteration_s},
       {"tokens_per_s", r.tokens_per_s},
+      {"samples_per_s", r.samples_per_s},
+      {"sample_unit", r.sample_unit},
+      {"reference_compute_scale", r.reference_compute_scale ? nlohmann::json(*r.reference_compute_scale) : nullptr},
       {"model_flops_per_iteration", r.model_flops},
       {"hardware_flops_per_iteration", r.hardware_flops},
       {"model_tflops_per_gpu", r.model_tflops_per_gpu},

@@ -1,6 +1,7 @@
 #pragma once
 // Headline numbers of one simulated iteration, derived from the engine's per-rank times.
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -30,7 +31,12 @@ struct Report {
   int micro_batches = 0;
   double iteration_s = 0;
   double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp), for comparison
-  double tokens_per_s = 0;
+  double tokens_per_s = 0;               // transformer models (0 for layer models)
+  double samples_per_s = 0;             // sequences (transformers) or the layer model's samples per second
+  std::string sample_unit = "sequence";  // "image" or "sequence"
+  // Layer models with a measured reference: the factor on the device model's compute times that
+  // makes one GPU's modelled step take the measured time (layer_model_costs.hpp).
+  std::optional<double> reference_compute_scale;
   double model_flops = 0;               // per iteration, no recompute (72*B*s*l*h^2*... convention)
   double hardware_flops = 0;            // per iteration, recompute included
   double model_tflops_per_gpu = 0;

@@ -41,6 +41,27 @@ const std::vector<DeviceSpec>& all_devices() {
       // dense TF32; 1,440 GB HBM3e at 64 TB/s -> 180 GB at 8 TB/s; NVLink5 1.8 TB/s bidirectional.
       // 148 SMs (two dies; the count CUDA reports, not a datasheet figure).
       {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 180 * GB, 8000 * GB, 900 * GB, 100, 148},
+      // The GPUs of the data-parallel measurements of 2016-2020 (DESIGN.md "Layer graphs"). None
+      // has bf16; fp32 is the CUDA cores' single-precision rate (no TF32). Capacities are the
+      // nominal GiB (the driver reports a little less). No sustained-clock correction.
+      // NVIDIA Tesla V100 GPU Accelerator datasheet (2018, SXM2 column): single precision 15.7,
+      // tensor 125 TFLOP/s; 16 or 32 GB HBM2 at 900 GB/s; NVLink 300 GB/s (both directions, six
+      // links). 80 SMs (NVIDIA Tesla V100 GPU Architecture whitepaper, 2017).
+      {"v100-sxm2-16gb", "NVIDIA Tesla V100 SXM2 16GB", 0, 125 * T, 0, 15.7 * T, 16 * 1024 * MiB, 900 * GB, 150 * GB,
+       70, 80},
+      {"v100-sxm2-32gb", "NVIDIA Tesla V100 SXM2 32GB", 0, 125 * T, 0, 15.7 * T, 32 * 1024 * MiB, 900 * GB, 150 * GB,
+       70, 80},
+      // NVIDIA Tesla P100 datasheet (2016): NVLink (SXM2) part single 10.6, half 21.2 TFLOP/s, NVLink
+      // 160 GB/s (both directions, four links); PCIe part single 9.3, half 18.7 TFLOP/s, no NVLink.
+      // Both 16 GB HBM2 at 732 GB/s. 56 SMs (NVIDIA Tesla P100 whitepaper, 2016). Half precision
+      // runs on the CUDA cores at twice the single rate: no tensor cores.
+      {"p100-sxm2-16gb", "NVIDIA Tesla P100 SXM2 16GB", 0, 21.2 * T, 0, 10.6 * T, 16 * 1024 * MiB, 732 * GB, 80 * GB,
+       60, 56},
+      {"p100-pcie-16gb", "NVIDIA Tesla P100 PCIe 16GB", 0, 18.7 * T, 0, 9.3 * T, 16 * 1024 * MiB, 732 * GB, 0, 60, 56},
+      // NVIDIA Tesla K80 datasheet (2014), per GPU of the two on a board (board figures halved):
+      // single precision 8.73 TFLOP/s with GPU Boost -> 4.37; 24 GB GDDR5 at 480 GB/s -> 12 GB at
+      // 240 GB/s; 4,992 CUDA cores -> 2,496 = 13 SMX of 192. No fast half precision.
+      {"k80", "NVIDIA Tesla K80 (one of its two GPUs)", 0, 0, 0, 4.37 * T, 12 * 1024 * MiB, 240 * GB, 0, 37, 13},
   };
   return devices;
 }

@@ -2,10 +2,26 @@
 
 namespace dtsim {
 
+const char* to_string(LayerKind k) {
+  switch (k) {
+    case LayerKind::convolution: return "convolution";
+    case LayerKind::linear: return "linear";
+    case LayerKind::attention: return "attention";
+    case LayerKind::normalization: return "normalization";
+    case LayerKind::activation: return "activation";
+    case LayerKind::pooling: return "pooling";
+    case LayerKind::elementwise: return "elementwise";
+    case LayerKind::embedding: return "embedding";
+  }
+  return "?";
+}
+
+bool has_weight_products(LayerKind k) { return k == LayerKind::convolution || k == LayerKind::linear; }
+
 double layer_backward_flops(const Layer& layer) {
-  const bool has_weights = layer.kind == LayerKind::convolution || layer.kind == LayerKind::linear;
   // Attention's two products have no weights, but both operands need gradients: twice forward.
-  const double product_factor = has_weights || layer.kind == LayerKind::attention ? 2.0 : 1.0;
+  const bool two_products = has_weight_products(layer.kind) || layer.kind == LayerKind::attention;
+  const double product_factor = two_products ? 2.0 : 1.0;
   return product_factor * 2 * layer.forward_macs + layer.forward_other_flops;
 }
 
@@ -35,7 +51,8 @@ double LayerGraph::backward_flops() const {
 
 double LayerGraph::activation_elements() const {
   double sum = 0;
-  for (const Layer& l : layers) sum += l.output_elements;
+  for (const Layer& l : layers)
+    if (!l.in_place) sum += l.output_elements;
   return sum;
 }
 

@@ -8,6 +8,13 @@
 namespace dtsim {
 
 enum class LayerKind { convolution, linear, attention, normalization, activation, pooling, elementwise, embedding };
+inline constexpr LayerKind kLayerKinds[] = {LayerKind::convolution, LayerKind::linear,     LayerKind::attention,
+                                            LayerKind::normalization, LayerKind::activation, LayerKind::pooling,
+                                            LayerKind::elementwise, LayerKind::embedding};
+const char* to_string(LayerKind k);
+// Layers with weights whose forward is a product (convolution, linear): their backward pass has
+// two products (input and weight gradients).
+bool has_weight_products(LayerKind k);
 
 struct Layer {
   std::string name;
@@ -19,6 +26,8 @@ struct Layer {
   double forward_other_flops = 0;
   double parameters = 0;       // trainable: weights, biases, norm scales and shifts, embeddings
   double output_elements = 0;  // activation elements the layer writes per sample
+  double input_elements = 0;   // activation elements the layer reads per sample
+  bool in_place = false;       // writes over its input (torchvision's ReLU(inplace=True)): keeps nothing new
 };
 
 struct LayerGraph {
@@ -33,7 +42,7 @@ struct LayerGraph {
   // The backward pass computes the input gradient and the weight gradient of each layer with
   // weights (twice the forward products) and differentiates the rest once.
   double backward_flops() const;
-  double activation_elements() const;  // kept for the backward pass, per sample
+  double activation_elements() const;  // kept for the backward pass, per sample (in-place layers add none)
 };
 
 double layer_backward_flops(const Layer& layer);

@@ -13,6 +13,7 @@ void ImageLayers::conv(const std::string& name, const ConvSpec& spec) {
                        output_size(shape_.width, spec.kernel_w, spec.stride, spec.pad_w)};
   const double weights = double(spec.out_channels) * shape_.channels * spec.kernel_h * spec.kernel_w;
   Layer l{name, LayerKind::convolution};
+  l.input_elements = shape_.elements();
   l.forward_macs = out.elements() * shape_.channels * spec.kernel_h * spec.kernel_w;
   l.parameters = weights + (spec.bias ? spec.out_channels : 0);
   l.output_elements = out.elements();
@@ -26,6 +27,7 @@ void ImageLayers::conv(const std::string& name, int out_channels, int kernel, in
 
 void ImageLayers::batch_norm(const std::string& name) {
   Layer l{name, LayerKind::normalization};
+  l.input_elements = shape_.elements();
   l.forward_other_flops = kNormFlopsPerElement * shape_.elements();
   l.parameters = 2.0 * shape_.channels;
   l.output_elements = shape_.elements();
@@ -34,6 +36,8 @@ void ImageLayers::batch_norm(const std::string& name) {
 
 void ImageLayers::relu(const std::string& name) {
   Layer l{name, LayerKind::activation};
+  l.in_place = true;  // torchvision's models all use ReLU(inplace=True)
+  l.input_elements = shape_.elements();
   l.forward_other_flops = kActivationFlopsPerElement * shape_.elements();
   l.output_elements = shape_.elements();
   graph_.layers.push_back(l);
@@ -43,6 +47,7 @@ void ImageLayers::pool(const std::string& name, int kernel, int stride, int pad)
   const ImageShape out{shape_.channels, output_size(shape_.height, kernel, stride, pad),
                        output_size(shape_.width, kernel, stride, pad)};
   Layer l{name, LayerKind::pooling};
+  l.input_elements = shape_.elements();
   l.forward_other_flops = out.elements() * kernel * kernel;
   l.output_elements = out.elements();
   graph_.layers.push_back(l);
@@ -59,6 +64,7 @@ void ImageLayers::avg_pool(const std::string& name, int kernel, int stride, int 
 
 void ImageLayers::global_avg_pool(const std::string& name) {
   Layer l{name, LayerKind::pooling};
+  l.input_elements = shape_.elements();
   l.forward_other_flops = shape_.elements();
   l.output_elements = shape_.channels;
   graph_.layers.push_back(l);
@@ -68,6 +74,7 @@ void ImageLayers::global_avg_pool(const std::string& name) {
 void ImageLayers::linear(const std::string& name, int out_features, bool bias) {
   const double in_features = shape_.elements();
   Layer l{name, LayerKind::linear};
+  l.input_elements = in_features;
   l.forward_macs = in_features * out_features;
   l.parameters = in_features * out_features + (bias ? out_features : 0);
   l.output_elements = out_features;
@@ -77,6 +84,7 @@ void ImageLayers::linear(const std::string& name, int out_features, bool bias) {
 
 void ImageLayers::add(const std::string& name) {
   Layer l{name, LayerKind::elementwise};
+  l.input_elements = 2 * shape_.elements();  // both summands
   l.forward_other_flops = shape_.elements();
   l.output_elements = shape_.elements();
   graph_.layers.push_back(l);
@@ -84,6 +92,7 @@ void ImageLayers::add(const std::string& name) {
 
 void TokenLayers::embedding(const std::string& name, int rows) {
   Layer l{name, LayerKind::embedding};
+  l.input_elements = tokens_;  // the indices; the lookup reads one row per token
   l.parameters = double(rows) * hidden_;
   l.output_elements = double(tokens_) * hidden_;
   graph_.layers.push_back(l);
@@ -91,6 +100,7 @@ void TokenLayers::embedding(const std::string& name, int rows) {
 
 void TokenLayers::linear(const std::string& name, int in_features, int out_features, bool bias) {
   Layer l{name, LayerKind::linear};
+  l.input_elements = double(tokens_) * in_features;
   l.forward_macs = double(tokens_) * in_features * out_features;
   l.parameters = double(in_features) * out_features + (bias ? out_features : 0);
   l.output_elements = double(tokens_) * out_features;
@@ -99,6 +109,7 @@ void TokenLayers::linear(const std::string& name, int in_features, int out_featu
 
 void TokenLayers::attention(const std::string& name, int heads) {
   Layer l{name, LayerKind::attention};
+  l.input_elements = 3.0 * tokens_ * hidden_;  // Q, K and V
   l.forward_macs = 2.0 * tokens_ * tokens_ * hidden_;  // Q K^T and scores x V, all heads together
   l.forward_other_flops = kSoftmaxFlopsPerElement * heads * double(tokens_) * tokens_;
   l.output_elements = double(heads) * tokens_ * tokens_ + double(tokens_) * hidden_;  // scores and context
@@ -107,6 +118,7 @@ void TokenLayers::attention(const std::string& name, int heads) {
 
 void TokenLayers::layer_norm(const std::string& name) {
   Layer l{name, LayerKind::normalization};
+  l.input_elements = double(tokens_) * hidden_;
   l.forward_other_flops = kNormFlopsPerElement * double(tokens_) * hidden_;
   l.parameters = 2.0 * hidden_;
   l.output_elements = double(tokens_) * hidden_;
@@ -115,6 +127,7 @@ void TokenLayers::layer_norm(const std::string& name) {
 
 void TokenLayers::activation(const std::string& name, int features) {
   Layer l{name, LayerKind::activation};
+  l.input_elements = double(tokens_) * features;
   l.forward_other_flops = kActivationFlopsPerElement * double(tokens_) * features;
   l.output_elements = double(tokens_) * features;
   graph_.layers.push_back(l);
@@ -122,6 +135,7 @@ void TokenLayers::activation(const std::string& name, int features) {
 
 void TokenLayers::add(const std::string& name) {
   Layer l{name, LayerKind::elementwise};
+  l.input_elements = 2.0 * tokens_ * hidden_;  // both summands
   l.forward_other_flops = double(tokens_) * hidden_;
   l.output_elements = double(tokens_) * hidden_;
   graph_.layers.push_back(l);

@@ -31,4 +31,19 @@ const char* to_string(PipelineScheduleKind k) {
   return "?";
 }
 
+const char* to_string(LayerModelOptimizer o) {
+  switch (o) {
+    case LayerModelOptimizer::sgd_momentum: return "sgd_momentum";
+    case LayerModelOptimizer::adam: return "adam";
+  }
+  return "?";
+}
+
+const char* to_string(DataParallelStrategy s) {
+  switch (s) {
+    case DataParallelStrategy::allreduce: return "allreduce";
+  }
+  return "?";
+}
+
 }  // namespace dtsim

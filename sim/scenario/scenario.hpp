@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "attention_kernel.hpp"
+#include "data_parallel_config.hpp"
+#include "layer_model.hpp"
 #include "precision.hpp"
 #include "topology_spec.hpp"
 #include "transformer_config.hpp"
@@ -128,7 +130,12 @@ using Event = std::variant<StragglerEvent, SlowLinkEvent, ResourceFailureEvent, 
 struct Scenario {
   std::string name;
   std::filesystem::path source_file;  // empty when built in code
-  TransformerConfig model;
+  TransformerConfig model;  // with a layer model, only its name (the layer graph's) is set
+  // A CNN, BERT, ViT or a user's layers (DESIGN.md "Layer graphs") in place of `model`'s
+  // transformer: data-parallel only, synchronised as `data_parallel` says.
+  std::optional<LayerModel> layer_model;
+  DataParallelConfig data_parallel;
+  std::optional<ThroughputReference> reference;  // layer models only
   TrainingConfig training;
   ParallelismConfig parallelism;
   ClusterConfig cluster;

@@ -20,11 +20,18 @@ using Fail = ConsistencyFailure;
 // Every count must be positive before anything is divided by it (scenarios built in code
 // skip the loader's type checks).
 void check_positive_counts(const Scenario& s, const Fail& fail) {
+  if (!s.layer_model) {
+    const std::pair<const char*, int> model_counts[] = {
+        {"model.layers", s.model.layers},         {"model.hidden", s.model.hidden},
+        {"model.heads", s.model.heads},           {"model.kv_heads", s.model.kv_heads},
+        {"model.ffn_hidden", s.model.ffn_hidden}, {"model.seq_len", s.model.seq_len},
+        {"model.vocab", s.model.vocab},
+    };
+    for (const auto& [field, value] : model_counts)
+      if (value <= 0) fail(field, "a positive integer", std::to_string(value));
+  }
   const std::pair<const char*, int> counts[] = {
-      {"model.layers", s.model.layers},          {"model.hidden", s.model.hidden},
-      {"model.heads", s.model.heads},            {"model.kv_heads", s.model.kv_heads},
-      {"model.ffn_hidden", s.model.ffn_hidden},  {"model.seq_len", s.model.seq_len},
-      {"model.vocab", s.model.vocab},            {"training.global_batch", s.training.global_batch},
+      {"training.global_batch", s.training.global_batch},
       {"training.micro_batch", s.training.micro_batch}, {"parallelism.tp", s.parallelism.tp},
       {"parallelism.pp", s.parallelism.pp},      {"parallelism.dp", s.parallelism.dp},
       {"parallelism.cp", s.parallelism.cp},      {"parallelism.ep", s.parallelism.ep},
@@ -266,6 +273,25 @@ class EventChecker {
   int nodes_;
 };
 
+// A layer-graph model trains data-parallel only, with plain DDP gradients, and scales to a
+// reference measured on one GPU.
+void check_layer_model(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  const std::pair<const char*, int> splits[] = {{"parallelism.tp", p.tp}, {"parallelism.pp", p.pp},
+                                                {"parallelism.cp", p.cp}, {"parallelism.ep", p.ep}};
+  for (const auto& [field, value] : splits)
+    if (value != 1) fail(field, "1 for a layer-graph model (data-parallel only)", std::to_string(value));
+  if (p.zero_stage != 0)
+    fail("parallelism.zero_stage", "0 for a layer-graph model (its gradients are all-reduced, data_parallel section)",
+         std::to_string(p.zero_stage));
+  if (s.layer_model->graph.layers.empty()) fail("model", "a layer graph with at least one layer", "none");
+  if (s.reference && s.reference->gpus != 1)
+    fail("reference.gpus", "1 (a reference measured on several GPUs is not modelled yet)",
+         std::to_string(s.reference->gpus));
+  if (s.reference && !(s.reference->samples_per_s > 0))
+    fail("reference.samples_per_s", "a rate > 0", fmt::format("{}", s.reference->samples_per_s));
+}
+
 void check_events(const Scenario& s, const Fail& fail) {
   for (size_t i = 0; i < s.events.size(); ++i) std::visit(EventChecker(s, fail, fmt::format("events[{}]", i)), s.events[i]);
 }
@@ -275,11 +301,15 @@ void check_events(const Scenario& s, const Fail& fail) {
 void check_consistency(const Scenario& s, const Fail& fail) {
   check_positive_counts(s, fail);
   check_sizes(s, fail);
-  check_model_shape(s.model, fail);
   check_gpu_count(s, fail);
-  check_model_split(s, fail);
+  if (s.layer_model) {
+    check_layer_model(s, fail);
+  } else {
+    check_model_shape(s.model, fail);
+    check_model_split(s, fail);
+    check_stage_layers(s, fail);
+  }
   check_batch_split(s, fail);
-  check_stage_layers(s, fail);
   check_schedule(s, fail);
   check_data_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);

@@ -7,6 +7,7 @@
 
 #include "device_spec.hpp"
 #include "field_override_yaml.hpp"
+#include "layer_model_section.hpp"
 #include "scenario_consistency.hpp"
 #include "scenario_sections.hpp"
 #include "size_limits.hpp"
@@ -174,12 +175,31 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   if (!overrides.empty()) f.check_tree(root);
   f.require_known_keys(root, "",
                        {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
-                        "reliability"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)
+                        "reliability", "data_parallel", "reference"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)
 
   Scenario s;
   s.source_file = file;
   s.name = f.string(root, "", "name");
-  s.model = read_model_section(f, f.child(root, "", "model"), "", s.name);
+  const YAML::Node model = f.child(root, "", "model");
+  if (is_layer_model_section(f, model)) {
+    s.layer_model = read_layer_model_section(f, model, "");
+    s.model.name = s.layer_model->graph.name;
+    s.reference = read_reference_section(f, root, "", s.layer_model->graph.sample_unit);
+  } else {
+    s.model = read_model_section(f, model, "", s.name);
+  }
+  if (f.has(root, "data_parallel")) {
+    if (!s.layer_model)
+      f.fail(root["data_parallel"], "data_parallel",
+             "no such section for a transformer model (its gradients are set by parallelism.overlap_grad_reduce "
+             "and bucket_mb); a layer-graph model (model.zoo or model.layers_file) takes it",
+             "a data_parallel section");
+    s.data_parallel = read_data_parallel_section(f, root, "");
+  }
+  if (f.has(root, "reference") && !s.layer_model)
+    f.fail(root["reference"], "reference",
+           "no such section for a transformer model (a layer-graph model, model.zoo or model.layers_file, takes it)",
+           "a reference section");
   s.training = read_training_section(f, f.child(root, "", "training"), "");
   s.parallelism = read_parallelism_section(f, root, "");
   s.cluster = read_cluster(f, f.child(root, "", "cluster"));

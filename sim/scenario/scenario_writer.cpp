@@ -80,6 +80,7 @@ std::string scenario_yaml(const fs::path& file, const std::vector<FieldOverride>
   if (root.IsMap()) {
     if (root["cluster"]) rebase_path(root["cluster"], "topology", file, destination);
     if (root["model"]) rebase_path(root["model"], "hf_config", file, destination);
+    if (root["model"]) rebase_path(root["model"], "layers_file", file, destination);
     rebase_path(root, "calibration", file, destination);
   }
   YAML::Emitter out;

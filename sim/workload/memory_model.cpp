@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "device_spec.hpp"
+#include "layer_model_costs.hpp"
 #include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 
@@ -15,7 +16,10 @@ namespace {
 // Allowance for what the model does not itemise: the CUDA context with its loaded kernels
 // (~0.5 GB), NCCL's per-communicator channel buffers for the TP, PP and DP groups (~1 GB at the
 // default NCCL_BUFFSIZE of 4 MiB), cuBLAS/cuDNN workspaces (~0.5 GB) ...
-constexpr double kRuntimeReserveBytes = 2e9;
+constexpr double kCudaContextBytes = 0.5e9, kNcclGroupsBytes = 1e9, kWorkspaceBytes = 0.5e9;
+constexpr double kRuntimeReserveBytes = kCudaContextBytes + kNcclGroupsBytes + kWorkspaceBytes;
+// A layer model (DDP) has one of the three communicators.
+constexpr double kDataParallelReserveBytes = kCudaContextBytes + kNcclGroupsBytes / 3 + kWorkspaceBytes;
 // ... and the PyTorch caching allocator's fragmentation. Weights, gradients and optimizer
 // states live in a few long-lived buffers (Megatron-LM allocates contiguous ones); activations
 // are allocated and freed every micro-batch in varying sizes, and the blocks the allocator
@@ -122,7 +126,35 @@ std::vector<int> chunk_passes_in_flight(const Scenario& s, int stage) {
   return passes;
 }
 
+namespace {
+
+// A layer model's GPU (DDP, no sharding): fp32 weights (plus their working copy in mixed
+// precision), fp32 gradients and DDP's bucket buffers of the same size (gradient_as_bucket_view
+// is off by default), the optimizer's fp32 state, and every layer's output of one micro-batch,
+// kept for the backward pass.
+MemoryBreakdown layer_model_memory(const Scenario& s) {
+  const LayerGraph& g = s.layer_model->graph;
+  const double parameters = g.parameters();
+  const double working_bytes = element_bytes(working_precision(s.training.precision));
+  const double state_bytes = s.layer_model->optimizer == LayerModelOptimizer::adam ? 8 : 4;
+  MemoryBreakdown out;
+  out.weights_bytes = parameters * (kLayerModelGradientBytes + (working_bytes < 4 ? working_bytes : 0));
+  out.gradients_bytes = 2 * parameters * kLayerModelGradientBytes;
+  out.optimizer_bytes = parameters * state_bytes;
+  out.activations_bytes = g.activation_elements() * s.training.micro_batch * working_bytes;
+  out.micro_batches_in_flight = out.chunk_passes_in_flight = 1;
+  out.fragmentation_bytes = kDataParallelReserveBytes + kFragmentationOfActivations * out.activations_bytes;
+  out.total_bytes =
+      out.weights_bytes + out.gradients_bytes + out.optimizer_bytes + out.activations_bytes + out.fragmentation_bytes;
+  const DeviceSpec* device = find_device(s.cluster.gpu);
+  out.capacity_bytes = device ? device->hbm_bytes : 0;
+  return out;
+}
+
+}  // namespace
+
 MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
+  if (s.layer_model) return layer_model_memory(s);
   const ParallelismConfig& par = s.parallelism;
   const Precision precision = s.training.precision;
   MemoryBreakdown out;

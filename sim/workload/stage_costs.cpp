@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernel_launch.hpp"
+#include "layer_model_costs.hpp"
 #include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 #include "workload_builder.hpp"
@@ -145,6 +146,7 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
 }  // namespace
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
+  if (s.layer_model) return layer_model_workload_inputs(s, compute);
   const ParallelismConfig& p = s.parallelism;
   const RankShape r = rank_shape(s);
   WorkloadInputs in;

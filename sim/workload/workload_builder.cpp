@@ -174,6 +174,7 @@ class ProgramBuilder {
   // of the stage's gradients after the last backward compute; with overlap_grad_reduce the last
   // compute is cut into buckets and each bucket's reduction starts as soon as it is ready.
   void add_gradient_sync_after(const StagePass& last, Phase phase, int mb) {
+    if (!in_.gradient_bucket_layout.empty()) return add_bucket_layout_after(last, phase, mb);
     const int stage = c_.stage;
     const double dense = at(in_.gradient_bytes, stage), expert = at(in_.expert_gradient_bytes, stage);
     const bool sync = p_.zero_stage < 3 && (dense > 0 || expert > 0);
@@ -191,6 +192,22 @@ class ProgramBuilder {
       pending_sync_.push_back({GroupRole::dp, kind, 1, dense, false});
       pending_sync_.push_back({GroupRole::expert_dp, kind, 1, expert, false});
     }
+  }
+
+  // DDP: each bucket's all-reduce starts when the part of the pass that fills it is done.
+  void add_bucket_layout_after(const StagePass& last, Phase phase, int mb) {
+    double share_done = 0;
+    auto compute = [&](double share) {
+      if (share <= 1e-12 || (last.compute_s <= 0 && last.flops <= 0)) return;  // rounding leftovers
+      prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb,
+                             .compute_s = last.compute_s * share, .flops = last.flops * share});
+    };
+    for (const GradientBucket& b : in_.gradient_bucket_layout) {
+      compute(b.compute_share);
+      share_done += b.compute_share;
+      collective({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, true}, Phase::gradient_sync, -1);
+    }
+    compute(1 - share_done);  // layers before the first with parameters
   }
 
   void add_optimizer() {

@@ -40,6 +40,13 @@ struct StagePass {
   std::vector<PassCollective> collectives;
 };
 
+// A gradient bucket of the last backward pass, in the order the pass fills them: the share of
+// that pass's compute from the previous bucket's last gradient to its own, and its size.
+struct GradientBucket {
+  double compute_share = 0;
+  double bytes = 0;
+};
+
 // Everything the program assembly needs; tests can fill it by hand. Passes are indexed by
 // global model chunk (== stage without virtual stages); what is empty counts as zero.
 struct WorkloadInputs {
@@ -54,6 +61,9 @@ struct WorkloadInputs {
   std::vector<double> expert_parameter_bytes;  // [stage]
   std::vector<double> optimizer_s;            // [stage]
   double collective_sm_share = 0;             // Workload::collective_sm_share
+  // Layer models (one stage): DDP's buckets, each all-reduced over dp beside the rest of the
+  // pass as soon as it is ready. Empty: parallelism.overlap_grad_reduce's even buckets.
+  std::vector<GradientBucket> gradient_bucket_layout;
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);

@@ -1,0 +1,38 @@
+#pragma once
+// A model given as a layer graph (DESIGN.md "Layer graphs") instead of a transformer shape: a
+// zoo model or a user's layer file, trained data-parallel, optionally scaled to a throughput the
+// user measured.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "layer_graph.hpp"
+#include "model_zoo.hpp"
+
+namespace dtsim {
+
+// sgd_momentum: torchvision's and the image benchmarks' optimizer (one momentum buffer).
+// adam: Adam, AdamW and LAMB (two moment buffers), as BERT pretraining runs.
+enum class LayerModelOptimizer { sgd_momentum, adam };
+inline constexpr LayerModelOptimizer kLayerModelOptimizers[] = {LayerModelOptimizer::sgd_momentum,
+                                                                LayerModelOptimizer::adam};
+const char* to_string(LayerModelOptimizer o);
+
+struct LayerModel {
+  std::string zoo;             // a zoo_model_names() entry; empty for a layer file
+  std::filesystem::path file;  // the user's layer file; empty for a zoo model
+  ZooOptions options;          // for a zoo model
+  LayerModelOptimizer optimizer = LayerModelOptimizer::sgd_momentum;
+  LayerGraph graph;            // what the zoo or the file describes
+};
+
+// What the user measured one data-parallel group of `gpus` GPUs (1: one GPU alone) do with the
+// scenario's batch per GPU and precision. The compute is scaled so that the modelled step of
+// that group takes the measured time; only the parallel part is predicted (DESIGN.md
+// "Layer graphs").
+struct ThroughputReference {
+  int gpus = 1;
+  double samples_per_s = 0;  // images or sequences per second, all `gpus` together
+};
+
+}  // namespace dtsim

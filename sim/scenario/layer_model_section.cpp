@@ -1,0 +1,128 @@
+#include "layer_model_section.hpp"
+
+#include <fmt/format.h>
+
+#include "scenario_sections.hpp"
+#include "enum_names.hpp"
+#include "yaml_choice.hpp"
+
+namespace dtsim {
+
+namespace {
+
+// Per-sample costs a layer file may state: beyond 1e18 (a million times GPT-3's forward per
+// token) the number is a typo.
+constexpr double kMaxLayerCost = 1e18;
+// Sequence lengths and class counts the zoo builds: BERT's position table holds 512 tokens.
+constexpr int kMaxZooSequence = 512;
+constexpr int kMaxZooClasses = 1'000'000;
+
+double layer_cost(const YamlFields& f, const YAML::Node& layer, const std::string& at, const std::string& key) {
+  if (!f.has(layer, key)) return 0;
+  return f.number_in(layer, at, key, 0, kMaxLayerCost, fmt::format("a number in [0, {:g}] per sample", kMaxLayerCost));
+}
+
+}  // namespace
+
+bool is_layer_model_section(const YamlFields& f, const YAML::Node& model) {
+  return model.IsMap() && (f.has(model, "zoo") || f.has(model, "layers_file"));
+}
+
+LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model, const std::string& path) {
+  const std::string at = YamlFields::join(path, "model");
+  f.require_known_keys(model, at, {"zoo", "layers_file", "sequence_length", "classes", "optimizer"});
+  LayerModel m;
+  if (f.has(model, "zoo") && f.has(model, "layers_file"))
+    f.fail(model["layers_file"], YamlFields::join(at, "layers_file"), "either model.zoo or model.layers_file, not both",
+           "both");
+  if (f.has(model, "layers_file")) {
+    for (const char* zoo_only : {"sequence_length", "classes"})
+      if (f.has(model, zoo_only))
+        f.fail(model[zoo_only], YamlFields::join(at, zoo_only), "no such field with model.layers_file (zoo models only)",
+               YamlFields::describe(model[zoo_only]));
+    m.file = read_existing_file(f, model, at, "layers_file");
+    m.graph = load_layer_file(m.file);
+  } else {
+    m.zoo = f.choice(model, at, "zoo", zoo_model_names());
+    m.options.sequence_length = f.has(model, "sequence_length")
+                                    ? f.int_in(model, at, "sequence_length", 1, kMaxZooSequence)
+                                    : m.options.sequence_length;
+    m.options.classes = f.has(model, "classes") ? f.int_in(model, at, "classes", 1, kMaxZooClasses) : m.options.classes;
+    m.graph = *zoo_model(m.zoo, m.options);
+  }
+  // Image models train with SGD and momentum, sequence models with Adam-like optimizers.
+  const LayerModelOptimizer usual =
+      m.graph.sample_unit == "image" ? LayerModelOptimizer::sgd_momentum : LayerModelOptimizer::adam;
+  m.optimizer = read_choice(f, model, at, "optimizer", kLayerModelOptimizers, usual);
+  return m;
+}
+
+DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::Node& holder, const std::string& path) {
+  DataParallelConfig c;
+  if (!f.has(holder, "data_parallel")) return c;
+  const YAML::Node dp = holder["data_parallel"];
+  const std::string at = YamlFields::join(path, "data_parallel");
+  f.require_map(dp, at);
+  f.require_known_keys(dp, at, {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "overlap"});
+  c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
+  f.choice(dp, at, "library", {"nccl"}, "nccl");
+  constexpr double kMaxBucketMiB = 1 << 20;  // 1 TiB: larger than any model's gradients
+  if (f.has(dp, "bucket_cap_mb"))
+    c.bucket_cap_mb = f.number_in(dp, at, "bucket_cap_mb", 1e-3, kMaxBucketMiB, "a size in MiB in [0.001, 1048576]");
+  if (f.has(dp, "first_bucket_mb"))
+    c.first_bucket_mb = f.number_in(dp, at, "first_bucket_mb", 1e-3, kMaxBucketMiB, "a size in MiB in [0.001, 1048576]");
+  c.overlap = f.boolean_or(dp, at, "overlap", c.overlap);
+  return c;
+}
+
+std::optional<ThroughputReference> read_reference_section(const YamlFields& f, const YAML::Node& holder,
+                                                          const std::string& path, const std::string& sample_unit) {
+  if (!f.has(holder, "reference")) return std::nullopt;
+  const YAML::Node ref = holder["reference"];
+  const std::string at = YamlFields::join(path, "reference");
+  f.require_map(ref, at);
+  const std::string rate_key = sample_unit + "s_per_s";  // images_per_s, sequences_per_s
+  f.require_known_keys(ref, at, {"gpus", "samples_per_s", rate_key});
+  ThroughputReference r;
+  r.gpus = f.positive_int_or(ref, at, "gpus", 1);
+  const bool named = f.has(ref, rate_key), generic = f.has(ref, "samples_per_s");
+  if (named == generic)
+    f.fail(ref, at, fmt::format("one of {0}.{1} or {0}.samples_per_s", at, rate_key), named ? "both" : "neither");
+  r.samples_per_s = f.positive_number(ref, at, named ? rate_key : "samples_per_s");
+  return r;
+}
+
+LayerGraph load_layer_file(const std::filesystem::path& file) {
+  const YamlFields f(file);
+  const YAML::Node root = f.load();
+  f.require_map(root, "");
+  f.require_known_keys(root, "", {"name", "sample_unit", "layers"});
+  LayerGraph g;
+  g.name = f.string(root, "", "name");
+  g.sample_unit = f.choice(root, "", "sample_unit", {"image", "sequence"});
+  const YAML::Node layers = f.child(root, "", "layers");
+  f.require_list(layers, "layers", "a list of layers");
+  if (layers.size() == 0) f.fail(layers, "layers", "at least one layer", "an empty list");
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string at = fmt::format("layers[{}]", i);
+    const YAML::Node layer = layers[i];
+    f.require_map(layer, at);
+    f.require_known_keys(layer, at,
+                         {"name", "kind", "forward_macs", "forward_other_flops", "parameters", "input_elements",
+                          "output_elements"});
+    Layer l;
+    l.name = f.string(layer, at, "name");
+    const std::string kind = f.choice(layer, at, "kind", names_of(kLayerKinds));
+    for (LayerKind k : kLayerKinds)
+      if (kind == to_string(k)) l.kind = k;
+    l.forward_macs = layer_cost(f, layer, at, "forward_macs");
+    l.forward_other_flops = layer_cost(f, layer, at, "forward_other_flops");
+    l.parameters = layer_cost(f, layer, at, "parameters");
+    l.input_elements = layer_cost(f, layer, at, "input_elements");
+    l.output_elements = layer_cost(f, layer, at, "output_elements");
+    g.layers.push_back(l);
+  }
+  return g;
+}
+
+}  // namespace dtsim

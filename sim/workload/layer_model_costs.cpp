@@ -1,0 +1,139 @@
+#include "layer_model_costs.hpp"
+
+#include "kernel_launch.hpp"
+
+namespace dtsim {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Optimizer step per parameter, fp32 (4 B per access). SGD with momentum: read grad, weight and
+// momentum, write weight and momentum (20 B). Adam: read grad, weight, m, v, write weight, m, v
+// (28 B).
+double optimizer_bytes_per_parameter(LayerModelOptimizer o) {
+  return o == LayerModelOptimizer::adam ? 28 : 20;
+}
+
+OperatorKind operator_kind(LayerKind k) {
+  if (has_weight_products(k)) return OperatorKind::gemm;
+  if (k == LayerKind::attention) return OperatorKind::attention_gemm;
+  return OperatorKind::elementwise;
+}
+
+double layer_bytes(const Layer& l, double samples, double activation_bytes) {
+  return (l.input_elements + l.output_elements) * samples * activation_bytes + l.parameters * activation_bytes;
+}
+
+}  // namespace
+
+Operator layer_forward_operator(const Layer& l, double samples, double activation_bytes) {
+  Operator op{"layer_forward", operator_kind(l.kind)};
+  op.flops = 2 * l.forward_macs * samples;
+  op.bytes = layer_bytes(l, samples, activation_bytes);
+  return op;
+}
+
+Operator layer_backward_operator(const Layer& l, double samples, double activation_bytes) {
+  Operator op{"layer_backward", operator_kind(l.kind)};
+  const bool two_products = has_weight_products(l.kind) || l.kind == LayerKind::attention;
+  op.flops = (two_products ? 2 : 1) * 2 * l.forward_macs * samples;
+  op.bytes = 2 * layer_bytes(l, samples, activation_bytes);
+  op.kernels = has_weight_products(l.kind) ? 2 : 1;
+  return op;
+}
+
+LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) {
+  const LayerGraph& g = s.layer_model->graph;
+  const double samples = s.training.micro_batch;
+  const double activation_bytes = element_bytes(working_precision(s.training.precision));
+  LayerModelPass p;
+  for (const Layer& l : g.layers) {
+    const Operator f = layer_forward_operator(l, samples, activation_bytes);
+    const Operator b = layer_backward_operator(l, samples, activation_bytes);
+    p.forward_s.push_back(compute.time_s(f));
+    p.backward_s.push_back(compute.time_s(b));
+    p.forward_flops += f.flops;
+    p.backward_flops += b.flops;
+    p.forward_kernels += f.kernels;
+    p.backward_kernels += b.kernels;
+  }
+  const Operator step{"optimizer", OperatorKind::optimizer, 0,
+                      g.parameters() * optimizer_bytes_per_parameter(s.layer_model->optimizer)};
+  p.optimizer_s = compute.time_s(step);
+  return p;
+}
+
+namespace {
+
+double sum(const std::vector<double>& v) {
+  double t = 0;
+  for (double x : v) t += x;
+  return t;
+}
+
+struct LaunchedPasses {
+  double forward_s = 0, backward_s = 0;
+};
+
+LaunchedPasses launched(const LayerModelPass& p, bool cuda_graphs) {
+  return {launched_pass_s(sum(p.forward_s), p.forward_kernels, cuda_graphs),
+          launched_pass_s(sum(p.backward_s), p.backward_kernels, cuda_graphs)};
+}
+
+}  // namespace
+
+double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
+  if (!s.reference) return 1;
+  const LayerModelPass p = layer_model_pass(s, compute);
+  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  const int micro_batches = s.micro_batches_per_replica();
+  const double modelled_s = micro_batches * (l.forward_s + l.backward_s) + p.optimizer_s;
+  const double samples_per_gpu = double(micro_batches) * s.training.micro_batch;
+  const double measured_s = samples_per_gpu / s.reference->samples_per_s;
+  return modelled_s > 0 ? measured_s / modelled_s : 1;
+}
+
+std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,
+                                                 const DataParallelConfig& dp) {
+  std::vector<GradientBucket> buckets;
+  const double total_s = sum(backward_s);
+  double pending_s = 0, bytes = 0;
+  for (size_t i = g.layers.size(); i-- > 0;) {
+    pending_s += backward_s[i];
+    bytes += g.layers[i].parameters * kLayerModelGradientBytes;
+    const double cap = (buckets.empty() ? dp.first_bucket_mb : dp.bucket_cap_mb) * kMiB;
+    if (bytes >= cap || (i == 0 && bytes > 0)) {
+      buckets.push_back({total_s > 0 ? pending_s / total_s : 0, bytes});
+      pending_s = 0;
+      bytes = 0;
+    }
+  }
+  return buckets;
+}
+
+double layer_model_flops_per_iteration(const Scenario& s) {
+  return 6 * s.layer_model->graph.forward_macs() * s.training.global_batch;
+}
+
+WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel& compute) {
+  const LayerGraph& g = s.layer_model->graph;
+  const LayerModelPass p = layer_model_pass(s, compute);
+  const double scale = reference_compute_scale(s, compute);
+  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  WorkloadInputs in;
+  in.micro_batches = s.micro_batches_per_replica();
+  in.collective_sm_share = compute.device().collective_sm_share();
+  in.forward.push_back({l.forward_s * scale, p.forward_flops, {}});
+  in.backward.push_back({l.backward_s * scale, p.backward_flops, {}});
+  in.backward_weight.push_back({});  // no split backward (zero-bubble) without a pipeline
+  in.gradient_bytes.push_back(g.parameters() * kLayerModelGradientBytes);
+  in.parameter_bytes.push_back(g.parameters() * kLayerModelGradientBytes);
+  in.expert_gradient_bytes.push_back(0);
+  in.expert_parameter_bytes.push_back(0);
+  in.optimizer_s.push_back(p.optimizer_s * scale);
+  in.gradient_bucket_layout = ddp_gradient_buckets(g, p.backward_s, s.data_parallel);
+  return in;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,53 @@
+#pragma once
+// What a layer-graph model (DESIGN.md "Layer graphs") costs on one GPU: each layer's forward and
+// backward operators priced by the compute model, the optimizer step, PyTorch DDP's gradient
+// buckets, and the scale that makes the modelled step match a measured reference.
+#include <vector>
+
+#include "compute_model.hpp"
+#include "scenario.hpp"
+#include "workload_builder.hpp"
+
+namespace dtsim {
+
+// Gradients and master weights stay fp32 in mixed precision (torch.cuda.amp keeps parameters
+// and their .grad in fp32; DDP all-reduces .grad), so every gradient byte count uses 4 B.
+inline constexpr double kLayerModelGradientBytes = 4;
+
+// The forward and backward operators of one layer for `samples` samples with activations of
+// `activation_bytes` per element. Products run as GEMMs (convolutions as implicit GEMMs),
+// attention's as batched GEMMs, the rest streams through memory. Backward: input and weight
+// gradients of a product (two kernels, twice the FLOPs); every layer reads and writes about twice
+// what its forward does.
+Operator layer_forward_operator(const Layer& l, double samples, double activation_bytes);
+Operator layer_backward_operator(const Layer& l, double samples, double activation_bytes);
+
+// One micro-batch through the model on one GPU, at the device model's speed (unscaled).
+struct LayerModelPass {
+  std::vector<double> forward_s;   // [layer]
+  std::vector<double> backward_s;  // [layer]
+  double forward_flops = 0, backward_flops = 0;  // matmul FLOPs
+  double optimizer_s = 0;
+  int forward_kernels = 0, backward_kernels = 0;
+};
+LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute);
+
+// Multiplier on every compute time so that one GPU's modelled step (all micro-batches and the
+// optimizer) takes what s.reference measured; 1 without a reference.
+double reference_compute_scale(const Scenario& s, const ComputeModel& compute);
+
+// PyTorch DDP's buckets in the order the backward pass fills them: parameters in reverse layer
+// order, a bucket closed once it holds `first_bucket_mb` (the first) or `bucket_cap_mb` MiB of
+// gradients (a layer's gradients are never split). Each bucket's compute_share is the part of
+// the backward pass from the previous bucket's last layer to its own.
+std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,
+                                                 const DataParallelConfig& dp);
+
+// Matmul FLOPs of one iteration, all GPUs: 2 per multiply-accumulate forward and 4 backward
+// (input and weight gradients), as torchvision's GFLOPS x 6 per sample.
+double layer_model_flops_per_iteration(const Scenario& s);
+
+// The workload inputs of a layer-graph scenario (one stage, dp replicas).
+WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel& compute);
+
+}  // namespace dtsim

@@ -1,0 +1,151 @@
+// Layer-graph models trained data-parallel (issue 18): each layer's operators by hand, PyTorch
+// DDP's bucket layout, a step scaled to a measured reference, bucket all-reduces exposed or
+// hidden behind the backward pass as the timeline says, memory, and the scenario file's errors.
+#include <gtest/gtest.h>
+
+#include "device_spec.hpp"
+#include "layer_graph_builder.hpp"
+#include "layer_model_costs.hpp"
+#include "layer_model_section.hpp"
+#include "memory_model.hpp"
+#include "model_zoo.hpp"
+#include "report.hpp"
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+TEST(LayerModelOperators, AConvolutionCostsTwoFlopsPerMacAndItsTensorsBytes) {
+  // ResNet-50's layer1 3x3 convolution: 64 -> 64 channels on 56 x 56, stride 1, padding 1.
+  LayerGraph g;
+  ImageLayers b(g, {64, 56, 56});
+  b.conv("conv", 64, 3, 1, 1);
+  const Layer& l = g.layers[0];
+  const double macs = 56.0 * 56 * 64 * 64 * 9;  // 115,605,504 per image
+  ASSERT_EQ(l.forward_macs, macs);
+  const double batch = 32, fp16 = 2;
+  const Operator f = layer_forward_operator(l, batch, fp16);
+  EXPECT_EQ(f.kind, OperatorKind::gemm);
+  EXPECT_EQ(f.flops, 2 * macs * batch);
+  EXPECT_EQ(f.bytes, (2 * 64.0 * 56 * 56) * batch * fp16 + 64.0 * 64 * 9 * fp16);  // input, output, weights
+  const Operator bw = layer_backward_operator(l, batch, fp16);
+  EXPECT_EQ(bw.flops, 2 * f.flops);  // input and weight gradients
+  EXPECT_EQ(bw.bytes, 2 * f.bytes);
+  EXPECT_EQ(bw.kernels, 2);
+}
+
+TEST(DdpBuckets, FillInReverseLayerOrderWithASmallFirstBucket) {
+  // Parameters at 4 B of gradient each: a 1 MiB, b 4 MiB, c 20 MiB, d 1 MiB, e 30 MiB.
+  LayerGraph g;
+  for (auto [name, mib] : {std::pair{"a", 1.0}, {"b", 4.0}, {"c", 20.0}, {"d", 1.0}, {"e", 30.0}})
+    g.layers.push_back(Layer{name, LayerKind::linear, 0, 0, mib * kMiB / 4});
+  const std::vector<double> backward_s = {1, 2, 3, 4, 10};  // 20 in all
+  const std::vector<GradientBucket> buckets = ddp_gradient_buckets(g, backward_s, DataParallelConfig{});
+  // e alone (>= 1 MiB); then d + c + b = 25 MiB (>= 25); then a, the last layer.
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_DOUBLE_EQ(buckets[0].bytes, 30 * kMiB);
+  EXPECT_DOUBLE_EQ(buckets[0].compute_share, 10.0 / 20);
+  EXPECT_DOUBLE_EQ(buckets[1].bytes, 25 * kMiB);
+  EXPECT_DOUBLE_EQ(buckets[1].compute_share, (4.0 + 3 + 2) / 20);
+  EXPECT_DOUBLE_EQ(buckets[2].bytes, 1 * kMiB);
+  EXPECT_DOUBLE_EQ(buckets[2].compute_share, 1.0 / 20);
+}
+
+Scenario two_linear_on_two_nodes(double reference_samples_per_s) {
+  Scenario s;
+  s.name = "two-linear";
+  s.layer_model = LayerModel{};
+  s.layer_model->graph = load_layer_file(test::data_dir() / "layer-models" / "two-linear.yaml");
+  s.model.name = s.layer_model->graph.name;
+  s.training.global_batch = 128;
+  s.training.micro_batch = 64;
+  s.training.precision = Precision::fp16;
+  s.parallelism.dp = 2;
+  s.reference = ThroughputReference{1, reference_samples_per_s};
+  s.cluster.gpu = "v100-sxm2-32gb";
+  s.cluster.nodes = 2;
+  s.cluster.topology = test::test_topology("single-gpu-nodes");  // one GPU and one 50 GB/s NIC per node
+  check_scenario_consistency(s);
+  return s;
+}
+
+TEST(LayerModelTraining, OneGpuTakesTheMeasuredReferenceStep) {
+  Scenario s = two_linear_on_two_nodes(64);  // 64 images per GPU at 64 images/s: 1 s
+  s.parallelism.dp = 1;
+  s.training.global_batch = 64;
+  s.cluster.nodes = 1;
+  const SimulationResult r = simulate(s);
+  EXPECT_NEAR(r.engine.iteration_s, 1.0, 1e-9);
+  const Report rep = make_report(resolve_scenario(s), r);
+  EXPECT_NEAR(rep.samples_per_s, 64, 1e-6);
+  EXPECT_EQ(rep.sample_unit, "image");
+  ASSERT_TRUE(rep.reference_compute_scale.has_value());
+  EXPECT_EQ(rep.model_flops, 6 * 1e12 * 64);  // 6 FLOPs per multiply-accumulate, forward and backward
+}
+
+TEST(LayerModelTraining, TheFirstBucketHidesBehindTheBackwardAndTheLastIsExposed) {
+  // Two GPUs, one per node, 0.5 s of compute per step. Backward runs layer b, then a: b's 2 GB bucket
+  // all-reduces while a's backward computes (slowing it by the SM share of the collective's
+  // kernels, 24 of the V100's 80 SMs, for the all-reduce's time T); a's bucket is ready only at the
+  // end and is exposed. A 2-GPU ring sends S through each NIC: T = 2e9 B / 50 GB/s = 40 ms plus
+  // NCCL's latency (under 0.3 ms).
+  const Scenario s = two_linear_on_two_nodes(128);  // 64 images per GPU at 128 images/s: 0.5 s
+  const double step_s = 64.0 / 128;
+  const double T = 2e9 / 50e9;
+  const double share = 24.0 / 80;
+  const double iteration_s = simulate(s).engine.iteration_s;
+  EXPECT_NEAR(iteration_s - step_s, T + share * T, 0.3e-3 * (2 + share));
+}
+
+TEST(LayerModelScenario, ReadsTheZooModelTheDdpSectionAndTheReference) {
+  const Scenario s = load_scenario(test::data_dir() / "scenario-resnet50-ddp.yaml");
+  ASSERT_TRUE(s.layer_model.has_value());
+  EXPECT_EQ(s.layer_model->zoo, "resnet-50");
+  EXPECT_EQ(s.layer_model->graph.parameters(), 25557032);  // torchvision's num_params
+  EXPECT_EQ(s.layer_model->optimizer, LayerModelOptimizer::sgd_momentum);
+  EXPECT_EQ(s.model.name, "resnet-50");
+  EXPECT_EQ(s.data_parallel.bucket_cap_mb, 25);
+  ASSERT_TRUE(s.reference.has_value());
+  EXPECT_EQ(s.reference->samples_per_s, 800);
+  // fp32 master weights with an fp16 copy, fp32 gradients twice (DDP's buckets), one momentum buffer.
+  const MemoryBreakdown m = peak_memory_per_gpu(s);
+  EXPECT_DOUBLE_EQ(m.weights_bytes, 25557032.0 * (4 + 2));
+  EXPECT_DOUBLE_EQ(m.gradients_bytes, 25557032.0 * 8);
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 25557032.0 * 4);
+}
+
+struct BadLayerScenario {
+  const char* file;
+  const char* error_file;  // the file the error names, when not the scenario
+  int line;
+  const char* field;
+  const char* expected_part;
+};
+
+class BadLayerScenarios : public testing::TestWithParam<BadLayerScenario> {};
+
+TEST_P(BadLayerScenarios, NameTheFileLineAndField) {
+  const BadLayerScenario b = GetParam();
+  const std::filesystem::path file = test::data_dir() / "bad" / b.file;
+  const InputErrorInfo info = test::error_of([&] { load_scenario(file); });
+  EXPECT_EQ(std::filesystem::path(info.file).filename().string(), b.error_file ? b.error_file : b.file);
+  EXPECT_EQ(info.line, b.line);
+  EXPECT_EQ(info.field, b.field);
+  EXPECT_NE(info.expected.find(b.expected_part), std::string::npos) << info.expected;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, BadLayerScenarios,
+    testing::Values(BadLayerScenario{"unknown-zoo-model.yaml", nullptr, 4, "model.zoo", "resnet-50"},
+                    BadLayerScenario{"data-parallel-on-transformer.yaml", nullptr, 7, "data_parallel",
+                                     "layer-graph model"},
+                    BadLayerScenario{"layer-model-with-tp.yaml", nullptr, 6, "parallelism.tp", "data-parallel only"},
+                    BadLayerScenario{"layer-file-bad-kind.yaml", "bad-kind.json", 6, "layers[1].kind",
+                                     "convolution"}));
+
+}  // namespace
+}  // namespace dtsim
