@@ -55,6 +55,33 @@ TEST(DdpBuckets, FillInReverseLayerOrderWithASmallFirstBucket) {
   EXPECT_DOUBLE_EQ(buckets[2].compute_share, 1.0 / 20);
 }
 
+TEST(HorovodFusion, ClosesABucketEveryCycleOrAtTheFusionThreshold) {
+  // The graph above with Horovod's defaults (64 MiB threshold, 5 ms cycle) and backward times in
+  // ms: e (30 MiB, 10 ms) fills a cycle alone; d + c (21 MiB, 4 + 3 ms) reach 5 ms at c; b + a
+  // (5 MiB, 2 + 1 ms) end the pass.
+  LayerGraph g;
+  for (auto [name, mib] : {std::pair{"a", 1.0}, {"b", 4.0}, {"c", 20.0}, {"d", 1.0}, {"e", 30.0}})
+    g.layers.push_back(Layer{name, LayerKind::linear, 0, 0, mib * kMiB / 4});
+  const std::vector<double> backward_s = {1e-3, 2e-3, 3e-3, 4e-3, 10e-3};
+  DataParallelConfig horovod;
+  horovod.library = AllreduceLibrary::horovod;
+  horovod.bucket_cap_mb = horovod.first_bucket_mb = kHorovodFusionThresholdMiB;
+  horovod.cycle_time_ms = kHorovodCycleTimeMs;
+  const std::vector<GradientBucket> buckets = ddp_gradient_buckets(g, backward_s, horovod);
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_DOUBLE_EQ(buckets[0].bytes, 30 * kMiB);
+  EXPECT_DOUBLE_EQ(buckets[1].bytes, 21 * kMiB);
+  EXPECT_DOUBLE_EQ(buckets[1].compute_share, 7.0 / 20);
+  EXPECT_DOUBLE_EQ(buckets[2].bytes, 5 * kMiB);
+  // Without a cycle, a 16 MiB threshold: e (30 MiB) alone, then d + c (21 MiB), then b + a.
+  horovod.bucket_cap_mb = horovod.first_bucket_mb = 16;
+  horovod.cycle_time_ms = 0;
+  const std::vector<GradientBucket> by_size = ddp_gradient_buckets(g, backward_s, horovod);
+  ASSERT_EQ(by_size.size(), 3u);
+  EXPECT_DOUBLE_EQ(by_size[1].bytes, 21 * kMiB);
+  EXPECT_DOUBLE_EQ(by_size[2].bytes, 5 * kMiB);
+}
+
 Scenario two_linear_on_two_nodes(double reference_samples_per_s) {
   Scenario s;
   s.name = "two-linear";
@@ -145,7 +172,9 @@ INSTANTIATE_TEST_SUITE_P(
                                      "layer-graph model"},
                     BadLayerScenario{"layer-model-with-tp.yaml", nullptr, 6, "parallelism.tp", "data-parallel only"},
                     BadLayerScenario{"layer-file-bad-kind.yaml", "bad-kind.json", 6, "layers[1].kind",
-                                     "convolution"}));
+                                     "convolution"},
+                    BadLayerScenario{"cycle-time-without-horovod.yaml", nullptr, 10, "data_parallel.cycle_time_ms",
+                                     "only with library horovod"}));
 
 }  // namespace
 }  // namespace dtsim

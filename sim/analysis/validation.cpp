@@ -7,6 +7,7 @@
 
 #include "analytic_model.hpp"
 #include "collective_sweep.hpp"
+#include "data_parallel_run.hpp"
 #include "device_spec.hpp"
 #include "memory_model.hpp"
 #include "input_file.hpp"
@@ -22,6 +23,9 @@ namespace dtsim {
 
 std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir) {
   if (gpu.rfind("a100", 0) == 0) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
+  if (gpu.rfind("v100", 0) == 0) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
+  if (gpu == "p100-sxm2-16gb") return topologies_dir / "dgx1-p100-edr-fattree.yaml";
+  if (gpu == "p100-pcie-16gb" || gpu == "k80") return topologies_dir / "pcie-gpu-server-ethernet.yaml";
   return topologies_dir / "dgx-h100-ndr-fattree.yaml";
 }
 
@@ -178,8 +182,20 @@ std::vector<PublishedRun> read_runs(const YamlFields& f, const YAML::Node& root,
   const YAML::Node runs = f.child(root, "", "runs");
   f.require_list(runs, "runs", "a list of runs");
   std::vector<PublishedRun> out;
-  for (size_t i = 0; i < runs.size(); ++i)
-    out.push_back(read_run(f, root, runs[i], fmt::format("runs[{}]", i), topologies_dir));
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string path = fmt::format("runs[{}]", i);
+    const std::string skip = is_data_parallel_run(f, runs[i]) ? data_parallel_run_skip_reason(f, runs[i]) : "";
+    if (!skip.empty()) {
+      PublishedRun run;
+      run.scenario.name = f.string(runs[i], path, "id");
+      run.source = f.string(runs[i], path, "source");
+      run.skipped = skip;
+      out.push_back(run);
+      continue;
+    }
+    out.push_back(is_data_parallel_run(f, runs[i]) ? read_data_parallel_run(f, root, runs[i], path, topologies_dir)
+                                                    : read_run(f, root, runs[i], path, topologies_dir));
+  }
   return out;
 }
 
@@ -198,16 +214,21 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
   ValidationSummary summary;
   double error_sum = 0;
   for (const PublishedRun& run : read_runs(f, root, topologies_dir)) {
+    if (!run.skipped.empty()) {
+      summary.skipped.push_back(run.scenario.name + ": " + run.skipped);
+      continue;
+    }
     SimulationOptions options;
     options.fold_replicas = fold_replicas;
     const SimulationResult sim = simulate(run.scenario, options);
     const double iteration_s = sim.engine.iteration_s;
+    const Scenario& s = run.scenario;
     const double predicted =
-        run.metric == "iteration_time_s"
-            ? iteration_s
-            : sc21_flops_per_iteration(run.scenario.model, run.scenario.training.global_batch) / iteration_s /
-                  run.scenario.gpu_count() / 1e12;
-    // Predicted slower: a longer iteration, or fewer TFLOP/s.
+        run.metric == "iteration_time_s" ? iteration_s
+        : run.metric == "tflops_per_gpu"
+            ? sc21_flops_per_iteration(s.model, s.training.global_batch) / iteration_s / s.gpu_count() / 1e12
+            : s.training.global_batch / iteration_s;  // images or sequences per second
+    // Predicted slower: a longer iteration, or fewer TFLOP/s, images or sequences per second.
     const double slower = run.metric == "iteration_time_s" ? predicted - run.measured : run.measured - predicted;
     const ValidationRow row{.id = run.scenario.name,
                             .source = publication(run.source),

@@ -13,7 +13,7 @@ struct ValidationRow {
   std::string id;
   std::string source;  // the publication: `source` up to its first " @ " or ","
   std::string gpu;
-  std::string metric;  // "iteration_time_s" or "tflops_per_gpu"
+  std::string metric;  // "iteration_time_s", "tflops_per_gpu", "images_per_s" or "sequences_per_s"
   double measured = 0;
   double predicted = 0;
   double relative_error = 0;  // |predicted - measured| / measured
@@ -64,9 +64,10 @@ double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch);
 struct PublishedRun {
   Scenario scenario;
   std::string source;
-  std::string metric;  // "iteration_time_s" or "tflops_per_gpu"
+  std::string metric;  // as ValidationRow::metric
   double measured = 0;
   std::string not_modelled;
+  std::string skipped;  // why the run cannot be simulated yet; only id and source are read then
 };
 // Every run of the file, read and checked before any is simulated; bad input throws InputError.
 std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,

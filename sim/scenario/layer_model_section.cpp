@@ -63,14 +63,29 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   const YAML::Node dp = holder["data_parallel"];
   const std::string at = YamlFields::join(path, "data_parallel");
   f.require_map(dp, at);
-  f.require_known_keys(dp, at, {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "overlap"});
+  f.require_known_keys(dp, at,
+                       {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap"});
   c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
-  f.choice(dp, at, "library", {"nccl"}, "nccl");
+  c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);
+  const bool horovod = c.library == AllreduceLibrary::horovod;
   constexpr double kMaxBucketMiB = 1 << 20;  // 1 TiB: larger than any model's gradients
-  if (f.has(dp, "bucket_cap_mb"))
-    c.bucket_cap_mb = f.number_in(dp, at, "bucket_cap_mb", 1e-3, kMaxBucketMiB, "a size in MiB in [0.001, 1048576]");
+  const char* const size_range = "a size in MiB in [0.001, 1048576]";
+  if (horovod && f.has(dp, "first_bucket_mb"))
+    f.fail(dp["first_bucket_mb"], YamlFields::join(at, "first_bucket_mb"),
+           "no first_bucket_mb with library horovod (its first fusion is as large as the others)", "first_bucket_mb");
+  if (!horovod && f.has(dp, "cycle_time_ms"))
+    f.fail(dp["cycle_time_ms"], YamlFields::join(at, "cycle_time_ms"), "cycle_time_ms only with library horovod",
+           fmt::format("library {}", to_string(c.library)));
+  if (horovod) c.bucket_cap_mb = kHorovodFusionThresholdMiB;
+  if (f.has(dp, "bucket_cap_mb")) c.bucket_cap_mb = f.number_in(dp, at, "bucket_cap_mb", 1e-3, kMaxBucketMiB, size_range);
   if (f.has(dp, "first_bucket_mb"))
-    c.first_bucket_mb = f.number_in(dp, at, "first_bucket_mb", 1e-3, kMaxBucketMiB, "a size in MiB in [0.001, 1048576]");
+    c.first_bucket_mb = f.number_in(dp, at, "first_bucket_mb", 1e-3, kMaxBucketMiB, size_range);
+  if (horovod) {
+    c.first_bucket_mb = c.bucket_cap_mb;
+    c.cycle_time_ms = f.has(dp, "cycle_time_ms")
+                          ? f.number_in(dp, at, "cycle_time_ms", 0, 1e4, "a cycle in ms in [0, 10000]")
+                          : kHorovodCycleTimeMs;
+  }
   c.overlap = f.boolean_or(dp, at, "overlap", c.overlap);
   return c;
 }

@@ -46,4 +46,12 @@ const char* to_string(DataParallelStrategy s) {
   return "?";
 }
 
+const char* to_string(AllreduceLibrary l) {
+  switch (l) {
+    case AllreduceLibrary::nccl: return "nccl";
+    case AllreduceLibrary::horovod: return "horovod";
+  }
+  return "?";
+}
+
 }  // namespace dtsim

@@ -103,7 +103,8 @@ std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std:
     pending_s += backward_s[i];
     bytes += g.layers[i].parameters * kLayerModelGradientBytes;
     const double cap = (buckets.empty() ? dp.first_bucket_mb : dp.bucket_cap_mb) * kMiB;
-    if (bytes >= cap || (i == 0 && bytes > 0)) {
+    const bool cycle_over = dp.cycle_time_ms > 0 && pending_s >= dp.cycle_time_ms * 1e-3;
+    if (bytes >= cap || (cycle_over && bytes > 0) || (i == 0 && bytes > 0)) {
       buckets.push_back({total_s > 0 ? pending_s / total_s : 0, bytes});
       pending_s = 0;
       bytes = 0;
@@ -132,7 +133,9 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   in.expert_gradient_bytes.push_back(0);
   in.expert_parameter_bytes.push_back(0);
   in.optimizer_s.push_back(p.optimizer_s * scale);
-  in.gradient_bucket_layout = ddp_gradient_buckets(g, p.backward_s, s.data_parallel);
+  std::vector<double> backward_s = p.backward_s;
+  for (double& t : backward_s) t *= scale;  // Horovod's cycle counts in wall-clock time
+  in.gradient_bucket_layout = ddp_gradient_buckets(g, backward_s, s.data_parallel);
   return in;
 }
 

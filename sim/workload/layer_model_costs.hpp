@@ -36,10 +36,11 @@ LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute);
 // optimizer) takes what s.reference measured; 1 without a reference.
 double reference_compute_scale(const Scenario& s, const ComputeModel& compute);
 
-// PyTorch DDP's buckets in the order the backward pass fills them: parameters in reverse layer
-// order, a bucket closed once it holds `first_bucket_mb` (the first) or `bucket_cap_mb` MiB of
-// gradients (a layer's gradients are never split). Each bucket's compute_share is the part of
-// the backward pass from the previous bucket's last layer to its own.
+// PyTorch DDP's buckets (or Horovod's fusions) in the order the backward pass fills them:
+// parameters in reverse layer order, a bucket closed once it holds `first_bucket_mb` (the first) or
+// `bucket_cap_mb` MiB of gradients (a layer's gradients are never split) or, with Horovod, once
+// `cycle_time_ms` of backward_s has passed since it opened. Each bucket's compute_share is the
+// part of the backward pass from the previous bucket's last layer to its own.
 std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,
                                                  const DataParallelConfig& dp);
 
