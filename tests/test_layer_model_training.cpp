@@ -128,6 +128,27 @@ TEST(LayerModelTraining, TheFirstBucketHidesBehindTheBackwardAndTheLastIsExposed
   EXPECT_NEAR(iteration_s - step_s, T + share * T, 0.3e-3 * (2 + share));
 }
 
+TEST(LayerModelFile, ReadsEachLayerAndKeepsNoActivationForAnInPlaceOne) {
+  // README's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
+  // fc2's 10 per sample; parameters 8e5 + 1e4.
+  const test::ScratchDir dir;
+  const auto file = dir.write("my-mlp.yaml", R"(name: my-mlp
+sample_unit: image
+layers:
+  - {name: fc1, kind: linear, forward_macs: 8.0e5, parameters: 8.0e5, input_elements: 784, output_elements: 1024}
+  - {name: relu1, kind: activation, forward_other_flops: 1024, input_elements: 1024, output_elements: 1024,
+     in_place: true}
+  - {name: fc2, kind: linear, forward_macs: 1.0e4, parameters: 1.0e4, input_elements: 1024, output_elements: 10}
+)");
+  const LayerGraph g = load_layer_file(file);
+  ASSERT_EQ(g.layers.size(), 3u);
+  EXPECT_EQ(g.layers[1].kind, LayerKind::activation);
+  EXPECT_TRUE(g.layers[1].in_place);
+  EXPECT_DOUBLE_EQ(g.activation_elements(), 1024 + 10);
+  EXPECT_DOUBLE_EQ(g.parameters(), 8e5 + 1e4);
+  EXPECT_DOUBLE_EQ(g.forward_macs(), 8e5 + 1e4);
+}
+
 TEST(LayerModelScenario, ReadsTheZooModelTheDdpSectionAndTheReference) {
   const Scenario s = load_scenario(test::data_dir() / "scenario-resnet50-ddp.yaml");
   ASSERT_TRUE(s.layer_model.has_value());

@@ -87,6 +87,7 @@ void ImageLayers::add(const std::string& name) {
   l.input_elements = 2 * shape_.elements();  // both summands
   l.forward_other_flops = shape_.elements();
   l.output_elements = shape_.elements();
+  l.in_place = true;  // torchvision's residual blocks add with `out += identity`
   graph_.layers.push_back(l);
 }
 

@@ -38,8 +38,8 @@ LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model
   if (f.has(model, "layers_file")) {
     for (const char* zoo_only : {"sequence_length", "classes"})
       if (f.has(model, zoo_only))
-        f.fail(model[zoo_only], YamlFields::join(at, zoo_only), "no such field with model.layers_file (zoo models only)",
-               YamlFields::describe(model[zoo_only]));
+        f.fail(model[zoo_only], YamlFields::join(at, zoo_only),
+               "no such field with model.layers_file (zoo models only)", YamlFields::describe(model[zoo_only]));
     m.file = read_existing_file(f, model, at, "layers_file");
     m.graph = load_layer_file(m.file);
   } else {
@@ -72,12 +72,14 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   const char* const size_range = "a size in MiB in [0.001, 1048576]";
   if (horovod && f.has(dp, "first_bucket_mb"))
     f.fail(dp["first_bucket_mb"], YamlFields::join(at, "first_bucket_mb"),
-           "no first_bucket_mb with library horovod (its first fusion is as large as the others)", "first_bucket_mb");
+           "no first_bucket_mb with library horovod (its first fusion is as large as the others)",
+           YamlFields::describe(dp["first_bucket_mb"]));
   if (!horovod && f.has(dp, "cycle_time_ms"))
     f.fail(dp["cycle_time_ms"], YamlFields::join(at, "cycle_time_ms"), "cycle_time_ms only with library horovod",
            fmt::format("library {}", to_string(c.library)));
   if (horovod) c.bucket_cap_mb = kHorovodFusionThresholdMiB;
-  if (f.has(dp, "bucket_cap_mb")) c.bucket_cap_mb = f.number_in(dp, at, "bucket_cap_mb", 1e-3, kMaxBucketMiB, size_range);
+  if (f.has(dp, "bucket_cap_mb"))
+    c.bucket_cap_mb = f.number_in(dp, at, "bucket_cap_mb", 1e-3, kMaxBucketMiB, size_range);
   if (f.has(dp, "first_bucket_mb"))
     c.first_bucket_mb = f.number_in(dp, at, "first_bucket_mb", 1e-3, kMaxBucketMiB, size_range);
   if (horovod) {
@@ -124,7 +126,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     f.require_map(layer, at);
     f.require_known_keys(layer, at,
                          {"name", "kind", "forward_macs", "forward_other_flops", "parameters", "input_elements",
-                          "output_elements"});
+                          "output_elements", "in_place"});
     Layer l;
     l.name = f.string(layer, at, "name");
     const std::string kind = f.choice(layer, at, "kind", names_of(kLayerKinds));
@@ -133,6 +135,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     l.forward_macs = layer_cost(f, layer, at, "forward_macs");
     l.forward_other_flops = layer_cost(f, layer, at, "forward_other_flops");
     l.parameters = layer_cost(f, layer, at, "parameters");
+    l.in_place = f.boolean_or(layer, at, "in_place", false);
     l.input_elements = layer_cost(f, layer, at, "input_elements");
     l.output_elements = layer_cost(f, layer, at, "output_elements");
     g.layers.push_back(l);
