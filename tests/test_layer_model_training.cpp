@@ -128,6 +128,15 @@ TEST(LayerModelTraining, TheFirstBucketHidesBehindTheBackwardAndTheLastIsExposed
   EXPECT_NEAR(iteration_s - step_s, T + share * T, 0.3e-3 * (2 + share));
 }
 
+TEST(LayerModelTraining, WithoutOverlapBothBucketsWaitForTheWholeBackward) {
+  // As above with data_parallel.overlap false: both 2 GB all-reduces run after the backward
+  // pass, one after the other, with no compute beside them: 2 T.
+  Scenario s = two_linear_on_two_nodes(128);
+  s.data_parallel.overlap = false;
+  const double T = 2e9 / 50e9;
+  EXPECT_NEAR(simulate(s).engine.iteration_s - 64.0 / 128, 2 * T, 2 * 0.3e-3);
+}
+
 TEST(LayerModelFile, ReadsEachLayerAndKeepsNoActivationForAnInPlaceOne) {
   // README's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
   // fc2's 10 per sample; parameters 8e5 + 1e4.

@@ -27,7 +27,7 @@ struct Layer {
   double parameters = 0;       // trainable: weights, biases, norm scales and shifts, embeddings
   double output_elements = 0;  // activation elements the layer writes per sample
   double input_elements = 0;   // activation elements the layer reads per sample
-  bool in_place = false;       // writes over its input (torchvision's ReLU(inplace=True)): keeps nothing new
+  bool in_place = false;  // writes over its input (ReLU(inplace=True), `out += identity`): keeps nothing new
 };
 
 struct LayerGraph {

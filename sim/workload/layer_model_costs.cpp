@@ -136,6 +136,10 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   std::vector<double> backward_s = p.backward_s;
   for (double& t : backward_s) t *= scale;  // Horovod's cycle counts in wall-clock time
   in.gradient_bucket_layout = ddp_gradient_buckets(g, backward_s, s.data_parallel);
+  if (!s.data_parallel.overlap && !in.gradient_bucket_layout.empty()) {  // every bucket after the whole pass
+    for (GradientBucket& b : in.gradient_bucket_layout) b.compute_share = 0;
+    in.gradient_bucket_layout.front().compute_share = 1;
+  }
   return in;
 }
 
