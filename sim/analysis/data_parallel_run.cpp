@@ -29,9 +29,7 @@ ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& run, const std
   c.gpu = f.choice(run, path, "gpu", device_ids());
   const int gpus = f.int_in(run, path, "gpus", 1, int(kMaxGpus));
   const int gpus_per_node = f.has(run, "gpus_per_node") ? f.int_in(run, path, "gpus_per_node", 1, kMaxGpusPerNode) : 0;
-  // 16 V100 in one node: a DGX-2 (DeepLearningExamples' tables say so; no other V100 server holds 16)
-  const bool dgx2 = c.gpu.rfind("v100", 0) == 0 && gpus_per_node == 16;
-  c.topology_file = dgx2 ? topologies_dir / "dgx2-v100-edr-nvswitch.yaml" : default_topology_for(c.gpu, topologies_dir);
+  c.topology_file = default_topology_for(c.gpu, topologies_dir, gpus_per_node);
   c.topology = load_topology(c.topology_file);
   NodeSpec& node = c.topology.node;
   if (gpus_per_node > 0) node.gpus = gpus_per_node;

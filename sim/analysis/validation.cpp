@@ -21,8 +21,11 @@
 
 namespace dtsim {
 
-std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir) {
+std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir,
+                                           int gpus_per_node) {
   if (gpu.rfind("a100", 0) == 0) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
+  // 16 V100 in one node: a DGX-2 (DeepLearningExamples' tables say so; no other V100 server holds 16)
+  if (gpu.rfind("v100", 0) == 0 && gpus_per_node == 16) return topologies_dir / "dgx2-v100-edr-nvswitch.yaml";
   if (gpu.rfind("v100", 0) == 0) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
   if (gpu == "p100-sxm2-16gb") return topologies_dir / "dgx1-p100-edr-fattree.yaml";
   if (gpu == "p100-pcie-16gb" || gpu == "k80") return topologies_dir / "pcie-gpu-server-ethernet.yaml";
@@ -184,17 +187,20 @@ std::vector<PublishedRun> read_runs(const YamlFields& f, const YAML::Node& root,
   std::vector<PublishedRun> out;
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string path = fmt::format("runs[{}]", i);
-    const std::string skip = is_data_parallel_run(f, runs[i]) ? data_parallel_run_skip_reason(f, runs[i]) : "";
-    if (!skip.empty()) {
-      PublishedRun run;
-      run.scenario.name = f.string(runs[i], path, "id");
-      run.source = f.string(runs[i], path, "source");
-      run.skipped = skip;
-      out.push_back(run);
+    if (!is_data_parallel_run(f, runs[i])) {
+      out.push_back(read_run(f, root, runs[i], path, topologies_dir));
       continue;
     }
-    out.push_back(is_data_parallel_run(f, runs[i]) ? read_data_parallel_run(f, root, runs[i], path, topologies_dir)
-                                                    : read_run(f, root, runs[i], path, topologies_dir));
+    const std::string skip = data_parallel_run_skip_reason(f, runs[i]);
+    if (skip.empty()) {
+      out.push_back(read_data_parallel_run(f, root, runs[i], path, topologies_dir));
+      continue;
+    }
+    PublishedRun run;
+    run.scenario.name = f.string(runs[i], path, "id");
+    run.source = f.string(runs[i], path, "source");
+    run.skipped = skip;
+    out.push_back(run);
   }
   return out;
 }

@@ -53,8 +53,10 @@ struct ValidationSummary {
 // What the validation assumes where the source is silent.
 constexpr int kDefaultMicroBatchWhenUnpublished = 1;
 
-// Topology file used for a GPU type, from `topologies_dir` (e.g. DGX A100 + HDR fat-tree).
-std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir);
+// Topology file used for a GPU type, from `topologies_dir` (e.g. DGX A100 + HDR fat-tree), given
+// the GPUs per node where a run says (0: not said).
+std::filesystem::path default_topology_for(const std::string& gpu, const std::filesystem::path& topologies_dir,
+                                           int gpus_per_node = 0);
 
 // SC21's hardware-FLOP convention: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)).
 double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch);

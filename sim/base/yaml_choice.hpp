@@ -19,4 +19,14 @@ Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& 
   return fallback;
 }
 
+// As above for a field that must be there.
+template <class Enum, std::size_t N>
+Enum read_choice(const YamlFields& f, const YAML::Node& map, const std::string& path, const std::string& key,
+                 const Enum (&values)[N]) {
+  const std::string written = f.choice(map, path, key, names_of(values));
+  for (Enum v : values)
+    if (written == to_string(v)) return v;
+  return values[0];  // not reached: choice() accepts only the names above
+}
+
 }  // namespace dtsim

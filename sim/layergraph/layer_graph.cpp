@@ -18,11 +18,13 @@ const char* to_string(LayerKind k) {
 
 bool has_weight_products(LayerKind k) { return k == LayerKind::convolution || k == LayerKind::linear; }
 
-double layer_backward_flops(const Layer& layer) {
+double backward_product_factor(LayerKind k) {
   // Attention's two products have no weights, but both operands need gradients: twice forward.
-  const bool two_products = has_weight_products(layer.kind) || layer.kind == LayerKind::attention;
-  const double product_factor = two_products ? 2.0 : 1.0;
-  return product_factor * 2 * layer.forward_macs + layer.forward_other_flops;
+  return has_weight_products(k) || k == LayerKind::attention ? 2.0 : 1.0;
+}
+
+double layer_backward_flops(const Layer& layer) {
+  return backward_product_factor(layer.kind) * 2 * layer.forward_macs + layer.forward_other_flops;
 }
 
 double LayerGraph::forward_macs() const {

@@ -15,6 +15,9 @@ const char* to_string(LayerKind k);
 // Layers with weights whose forward is a product (convolution, linear): their backward pass has
 // two products (input and weight gradients).
 bool has_weight_products(LayerKind k);
+// How many times its forward products a layer's backward pass computes: 2 for the layers above
+// and attention (both operands of its products need gradients), 1 for the rest.
+double backward_product_factor(LayerKind k);
 
 struct Layer {
   std::string name;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "scenario_sections.hpp"
-#include "enum_names.hpp"
 #include "yaml_choice.hpp"
 
 namespace dtsim {
@@ -129,9 +128,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
                           "output_elements", "in_place"});
     Layer l;
     l.name = f.string(layer, at, "name");
-    const std::string kind = f.choice(layer, at, "kind", names_of(kLayerKinds));
-    for (LayerKind k : kLayerKinds)
-      if (kind == to_string(k)) l.kind = k;
+    l.kind = read_choice(f, layer, at, "kind", kLayerKinds);
     l.forward_macs = layer_cost(f, layer, at, "forward_macs");
     l.forward_other_flops = layer_cost(f, layer, at, "forward_other_flops");
     l.parameters = layer_cost(f, layer, at, "parameters");

@@ -173,9 +173,10 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   const YAML::Node root = f.load();
   for (const FieldOverride& o : overrides) apply_field_override(file, root, o);
   if (!overrides.empty()) f.check_tree(root);
+  // reliability: read by `dtsim goodput` (reliability_config.hpp)
   f.require_known_keys(root, "",
                        {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
-                        "reliability", "data_parallel", "reference"});  // reliability: read by `dtsim goodput` (reliability_config.hpp)
+                        "reliability", "data_parallel", "reference"});
 
   Scenario s;
   s.source_file = file;

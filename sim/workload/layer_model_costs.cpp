@@ -36,8 +36,7 @@ Operator layer_forward_operator(const Layer& l, double samples, double activatio
 
 Operator layer_backward_operator(const Layer& l, double samples, double activation_bytes) {
   Operator op{"layer_backward", operator_kind(l.kind)};
-  const bool two_products = has_weight_products(l.kind) || l.kind == LayerKind::attention;
-  op.flops = (two_products ? 2 : 1) * 2 * l.forward_macs * samples;
+  op.flops = backward_product_factor(l.kind) * 2 * l.forward_macs * samples;
   op.bytes = 2 * layer_bytes(l, samples, activation_bytes);
   op.kernels = has_weight_products(l.kind) ? 2 : 1;
   return op;
