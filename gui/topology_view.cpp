@@ -219,6 +219,7 @@ void TopologyView::indexUsage() {
           nic_link_[link.node * nicsPerNode() + link.nic] = i;
         break;
       case LinkRole::fabric: fabric_links_.push_back(i); break;
+      case LinkRole::pcie: break;  // only parameter servers use it; the view draws no CPU
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "collective_plan.hpp"
@@ -101,10 +102,14 @@ class CollectivePlans {
   std::map<std::tuple<int, int, int, int, double>, std::map<int, RankCollective>> plans_;
 };
 
+// A pull request carries no weights: the size of a small RPC.
+constexpr double kPullRequestBytes = 64;
+
 struct SharedState {
   const Platform& platform;
   const Workload& workload;
   CollectivePlans collectives;
+  ParameterServerRuntime* servers = nullptr;
   bool record_spans;
   std::vector<RankTimes> ranks;
   std::vector<std::vector<TraceSpan>> spans;  // per rank, merged at the end
@@ -202,6 +207,9 @@ class RankActor {
         case TaskKind::send: start_send(task); break;
         case TaskKind::recv: run_recv(task); break;
         case TaskKind::wait_overlapped: wait_overlapped(task); break;
+        case TaskKind::ps_pull: pull_weights(task); break;
+        case TaskKind::ps_push: push_gradients(task); break;
+        case TaskKind::ps_wait: wait_pushes(task); break;
       }
     }
     stop_stream();
@@ -303,11 +311,72 @@ class RankActor {
   }
 
   CommunicationTimes& communication_of(const Task& task) {
-    const std::string& kind =
-        task.kind == TaskKind::collective ? s_.workload.groups[size_t(task.group)].kind : kPipeline;
+    const bool server = task.kind == TaskKind::ps_pull || task.kind == TaskKind::ps_push || task.kind == TaskKind::ps_wait;
+    const std::string& kind = task.kind == TaskKind::collective ? s_.workload.groups[size_t(task.group)].kind
+                              : server                         ? kServers
+                                                               : kPipeline;
     return s_.ranks[rank_].communication_by_kind[kind];
   }
   static inline const std::string kPipeline = "pp";
+  static inline const std::string kServers = "ps";
+
+  // Asks every server for its shard of the weights and waits for all of them: exposed
+  // communication (a sync server answers only once the previous iteration's update is applied).
+  void pull_weights(const Task& task) {
+    ParameterServerRuntime& ps = *s_.servers;
+    const int worker = ps.worker_of(rank_);
+    const double start = sg4::Engine::get_clock();
+    std::vector<sg4::CommPtr> comms;
+    std::vector<char*> received(ps.serving().size(), nullptr);
+    for (size_t i = 0; i < ps.serving().size(); ++i) {
+      const int server = ps.serving()[i];
+      ps.inbox(server)->put_init(new PsMessage{PsMessage::pull, worker, task.iteration, 0, false}, uint64_t(kPullRequestBytes))
+          ->detach();
+      comms.push_back(ps.reply_box(server, worker)->get_async<char>(&received[i]));
+    }
+    wait_all_or_cancel(comms);
+    count_activities(int64_t(2 * comms.size()));
+    const double end = sg4::Engine::get_clock();
+    CommunicationTimes& times = communication_of(task);
+    times.total_s += end - start;
+    times.exposed_s += end - start;
+    s_.ranks[rank_].communication_s += end - start;
+    record(SpanKind::collective, task, start, end);
+  }
+
+  // Sends one bucket's gradients to the servers holding them and goes on computing.
+  void push_gradients(const Task& task) {
+    ParameterServerRuntime& ps = *s_.servers;
+    const int worker = ps.worker_of(rank_);
+    if (pushes_.empty()) first_push_s_ = sg4::Engine::get_clock();
+    for (int server : ps.serving()) {
+      const double bytes = ps.config().bucket_bytes[size_t(task.ps_bucket)][size_t(server)];
+      if (bytes <= 0) continue;
+      auto* message = new PsMessage{PsMessage::push, worker, task.iteration, bytes, ps.last_push_for(server, task.ps_bucket)};
+      pushes_.push_back(ps.inbox(server)->put_async(message, uint64_t(std::llround(bytes))));
+      count_activities(1);
+    }
+  }
+
+  // Waits for this iteration's pushes to arrive (the part the backward pass did not hide) and
+  // ends the worker's iteration.
+  void wait_pushes(const Task& task) {
+    const double start = sg4::Engine::get_clock();
+    wait_all_or_cancel(pushes_);
+    const double end = sg4::Engine::get_clock();
+    double last_s = start;
+    for (const sg4::CommPtr& c : pushes_) last_s = std::max(last_s, c->get_finish_time());
+    CommunicationTimes& times = communication_of(task);
+    if (!pushes_.empty()) times.total_s += last_s - first_push_s_;
+    times.exposed_s += end - start;
+    s_.ranks[rank_].communication_s += end - start;
+    pushes_.clear();
+    record(SpanKind::collective, task, start, end);
+    if (const int worker = s_.servers->worker_of(rank_); worker >= 0) {
+      s_.servers->record_step_end(worker, task.iteration, end);
+      if (task.iteration + 1 == s_.servers->config().iterations) s_.servers->worker_done();
+    }
+  }
 
   // When a failed link or host fails one of the flows, the others are cancelled before the
   // failure propagates: SimGrid aborts when a comm still running is destroyed.
@@ -487,6 +556,8 @@ class RankActor {
   std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
   std::vector<const Task*> stream_issued_;  // every overlapped collective, in issue order
   int stream_waited_ = 0;                   // how many of them the rank has waited for
+  std::vector<sg4::CommPtr> pushes_;        // this iteration's pushes to parameter servers
+  double first_push_s_ = 0;
 };
 
 // A folded rank repeats its representative's flows on its own GPUs: ranks differ by a whole number
@@ -513,13 +584,33 @@ std::map<std::string, double> folded_flow_link_bytes(const SharedState& state) {
   return by_name;
 }
 
+// Several iterations ran: the result reports the steady-state step and each rank's times per
+// iteration.
+void per_iteration(ParameterServerStats stats, int iterations, EngineResult& result) {
+  result.iterations = iterations;
+  if (result.completed) result.iteration_s = stats.steady_step_s();
+  const double share = 1.0 / iterations;
+  for (RankTimes& r : result.ranks) {
+    r.finish_s *= share;
+    r.compute_s *= share;
+    r.communication_s *= share;
+    r.bubble_s *= share;
+    for (auto& [kind, times] : r.communication_by_kind) {
+      times.total_s *= share;
+      times.exposed_s *= share;
+    }
+  }
+  result.servers = std::move(stats);
+}
+
 }  // namespace
 
 EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const NodeSpec& node, const Workload& workload,
                         const EngineOptions& options) {
   const bool record_spans = options.record_spans;
   const int n = int(workload.ranks.size());
-  SharedState state{platform, workload, CollectivePlans(workload, platform, node), record_spans, std::vector<RankTimes>(n),
+  SharedState state{platform, workload, CollectivePlans(workload, platform, node), nullptr, record_spans,
+                    std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
                     std::vector<bool>(n, false), false, {}, {}, {}, {}};
   state.record_folded_flows = options.record_folded_flows && !workload.representative.empty();
@@ -527,6 +618,12 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
     state.record_waits = true;
     state.arrivals_by_group.resize(workload.groups.size());
     state.waited_on_s.assign(size_t(n), 0.0);
+  }
+  std::optional<ParameterServerRuntime> servers;
+  if (!workload.servers.empty()) {
+    servers.emplace(workload.servers, platform);
+    servers->start();
+    state.servers = &*servers;
   }
   for (int rank = 0; rank < n; ++rank)
     if (!state.folded(rank))
@@ -559,6 +656,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
     for (const CommGroup& g : workload.groups) result.group_kinds.push_back(g.kind);
   for (auto& spans : state.spans) result.spans.insert(result.spans.end(), spans.begin(), spans.end());
   if (state.record_folded_flows) result.folded_flow_link_bytes = folded_flow_link_bytes(state);
+  if (servers) per_iteration(servers->stats(), workload.servers.iterations, result);
   return result;
 }
 

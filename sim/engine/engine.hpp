@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "parameter_server_actor.hpp"
 #include "platform_builder.hpp"
 #include "program.hpp"
 
@@ -27,8 +28,9 @@ struct RankTimes {
   double communication_s = 0;  // inside collectives and p2p transfers, waiting for peers included,
                                // and waiting for overlapped collectives that outlast the compute
   double bubble_s = 0;         // waiting for a pipeline neighbour that has not sent yet
-  // By CommGroup::kind ("tp", "cp", "ep", "dp", "edp") and "pp" for pipeline transfers; the
-  // exposed times add up to communication_s.
+  // By CommGroup::kind ("tp", "cp", "ep", "dp", "edp", "node"), "pp" for pipeline transfers and
+  // "ps" for pushes to and pulls from parameter servers; the exposed times add up to
+  // communication_s.
   std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
@@ -50,7 +52,11 @@ struct TraceSpan {
 };
 
 struct EngineResult {
+  // With parameter servers, several iterations run: iteration_s is the steady-state step
+  // (ParameterServerStats::steady_step_s) and each rank's times are per iteration (averages).
   double iteration_s = 0;
+  int iterations = 1;
+  ParameterServerStats servers;  // empty without parameter servers
   std::vector<RankTimes> ranks;
   std::vector<TraceSpan> spans;  // only when asked for
   int64_t activities = 0;        // execs, comms and sleeps SimGrid simulated

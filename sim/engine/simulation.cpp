@@ -92,7 +92,10 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   configure_network_model(engine);
   if (options.record_link_usage) sg_link_load_plugin_init();
   const auto build_start = Clock::now();
-  Platform platform = build_platform(topology, nodes, gpu_speed_flops);
+  // Dedicated parameter servers sit on nodes after the workers'.
+  int platform_nodes = nodes;
+  for (int server_node : workload.servers.nodes) platform_nodes = std::max(platform_nodes, server_node + 1);
+  Platform platform = build_platform(topology, platform_nodes, gpu_speed_flops, workload.servers.cpu_memory_Bps);
   apply_events(events, platform, topology);
   if (options.record_link_usage)
     for (const simgrid::s4u::Link* link : engine.get_all_links()) sg_link_load_track(link);
@@ -129,7 +132,13 @@ json to_json(const SimulationResult& r) {
                      int(sp.collective)});
   json links = json::array();
   for (const LinkUsage& l : r.links) links.push_back({l.name, l.bandwidth_Bps, l.up_bytes, l.down_bytes});
+  const ParameterServerStats& ps = r.engine.servers;
+  json staleness = json::array();
+  for (const auto& [versions, count] : ps.staleness_counts) staleness.push_back({versions, count});
+  const json servers = {ps.worker_ranks, ps.step_end_s, staleness, ps.dropped_gradients, ps.server_received_bytes,
+                        ps.server_sent_bytes, ps.server_update_s};
   return {{"iteration_s", r.engine.iteration_s}, {"activities", r.engine.activities},
+          {"iterations", r.engine.iterations}, {"servers", servers},
           {"representative", r.engine.representative},
           {"build_s", r.platform_build_wall_s},  {"run_s", r.simulation_wall_s},
           {"peak_memory_bytes", r.peak_memory_bytes},
@@ -146,6 +155,16 @@ SimulationResult from_json(const json& j) {
   SimulationResult r;
   r.engine.iteration_s = j["iteration_s"];
   r.engine.activities = j["activities"];
+  r.engine.iterations = j["iterations"];
+  const json& servers = j["servers"];
+  ParameterServerStats& ps = r.engine.servers;
+  ps.worker_ranks = servers[0].get<std::vector<int>>();
+  ps.step_end_s = servers[1].get<std::vector<std::vector<double>>>();
+  for (const json& e : servers[2]) ps.staleness_counts[e[0].get<int>()] = e[1].get<long>();
+  ps.dropped_gradients = servers[3];
+  ps.server_received_bytes = servers[4].get<std::vector<double>>();
+  ps.server_sent_bytes = servers[5].get<std::vector<double>>();
+  ps.server_update_s = servers[6].get<std::vector<double>>();
   r.engine.representative = j["representative"].get<std::vector<int>>();
   r.platform_build_wall_s = j["build_s"];
   r.simulation_wall_s = j["run_s"];
@@ -326,7 +345,7 @@ std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolv
   return [&resolved, options] {
     const Scenario& s = resolved.scenario;
     ReplicaFolding folding;
-    if (options.fold_replicas) {
+    if (options.fold_replicas && !s.data_parallel.uses_servers()) {
       std::optional<std::vector<int>> reached = gpus_events_reach(s.events, resolved.topology.node.gpus);
       folding = {reached.has_value(), reached.value_or(std::vector<int>{})};
     }

@@ -7,7 +7,11 @@ namespace dtsim {
 
 // wait_overlapped: block until the first `overlapped_done` overlapped collectives this rank
 // issued are done (they complete in issue order).
-enum class TaskKind { compute, collective, send, recv, wait_overlapped };
+// Parameter servers (Workload::servers): ps_pull fetches every server's shard of the weights for
+// `iteration` (blocking: a sync server answers once that iteration's update is applied);
+// ps_push sends bucket `ps_bucket`'s gradients to the servers holding them and goes on;
+// ps_wait blocks until the rank's pushes have arrived and ends the rank's iteration.
+enum class TaskKind { compute, collective, send, recv, wait_overlapped, ps_pull, ps_push, ps_wait };
 enum class Phase { forward, backward, gradient_sync, optimizer };
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, send_recv };
 // How a collective moves its data (NCCL's algorithms plus the textbook ones); `automatic` lets
@@ -51,6 +55,32 @@ struct Task {
   // send / recv
   int peer = -1;  // global rank of the other side
   P2pChannel channel = P2pChannel::activations;
+
+  // ps_pull, ps_push, ps_wait
+  int iteration = 0;
+  int ps_bucket = -1;  // ps_push: index into ParameterServers::bucket_bytes
+};
+
+enum class ServerUpdateMode { sync, async, bounded_staleness };
+
+// The parameter servers a workload's ranks push to and pull from (DESIGN.md "Parameter
+// servers"): each runs as an actor on a node's CPU host, whose speed is its memory bandwidth, so
+// an update costs the bytes it streams.
+struct ParameterServers {
+  std::vector<int> nodes;                        // [server]: the node whose CPU runs it
+  std::vector<double> shard_bytes;               // [server]: weights it holds (what a pull returns)
+  std::vector<std::vector<double>> bucket_bytes;  // [bucket][server]: gradients one push sends it
+  std::vector<int> workers;                      // ranks that push and pull
+  ServerUpdateMode mode = ServerUpdateMode::sync;
+  int staleness_bound = 0;  // bounded_staleness: iterations a worker may lead the slowest by
+  int backup_workers = 0;   // sync: an update waits for workers - backup_workers gradients
+  int iterations = 1;
+  // Memory traffic per byte: adding one pushed gradient into the accumulator (read both, write
+  // one), and applying an update to one weight (the optimizer's reads and writes).
+  double accumulate_bytes_per_byte = 3;
+  double apply_bytes_per_byte = 5;
+  double cpu_memory_Bps = 0;  // speed of the CPU hosts the servers run on
+  bool empty() const { return nodes.empty(); }
 };
 
 // Ranks of one collective, in ring order.
@@ -75,6 +105,7 @@ struct Workload {
   // rank's program is empty: it only takes its part in its representative's collectives over the
   // groups they share, and its times are the representative's.
   std::vector<int> representative;
+  ParameterServers servers;  // empty: gradients are reduced by collectives
 };
 
 }  // namespace dtsim

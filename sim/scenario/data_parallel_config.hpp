@@ -5,9 +5,36 @@
 namespace dtsim {
 
 // allreduce: PyTorch DDP (NCCL), gradients all-reduced in buckets during the backward pass.
-enum class DataParallelStrategy { allreduce };
-inline constexpr DataParallelStrategy kDataParallelStrategies[] = {DataParallelStrategy::allreduce};
+// parameter_server: every GPU pulls the weights from the servers, pushes its gradients to them
+// in buckets during the backward pass, and the servers apply the update (TensorFlow's
+// parameter_server, MXNet's dist kvstore). hierarchical: the GPUs of a node all-reduce their
+// gradients first and only the node's first GPU pushes and pulls, then broadcasts the weights
+// in the node (TensorFlow's distributed_replicated, BytePS's intra-node reduce).
+enum class DataParallelStrategy { allreduce, parameter_server, hierarchical };
+inline constexpr DataParallelStrategy kDataParallelStrategies[] = {
+    DataParallelStrategy::allreduce, DataParallelStrategy::parameter_server, DataParallelStrategy::hierarchical};
 const char* to_string(DataParallelStrategy s);
+
+// Where the parameter servers run: colocated on the workers' nodes (server s on node s % nodes,
+// sharing its NIC with the node's GPUs) or on dedicated CPU nodes of the same fabric.
+enum class ServerPlacement { colocated, dedicated };
+inline constexpr ServerPlacement kServerPlacements[] = {ServerPlacement::colocated, ServerPlacement::dedicated};
+const char* to_string(ServerPlacement p);
+
+// sync: a server applies one update per iteration from all gradients (or the first
+// workers - backup_workers of them) and answers the next pulls with it. async: every push is
+// applied when it arrives and pulls are answered at once (gradients get stale). ssp: async, but
+// a worker more than staleness_bound iterations ahead of the slowest waits (bounded staleness).
+enum class UpdateMode { sync, async, ssp };
+inline constexpr UpdateMode kUpdateModes[] = {UpdateMode::sync, UpdateMode::async, UpdateMode::ssp};
+const char* to_string(UpdateMode m);
+
+// Memory bandwidth a server's updates stream at: one socket of the Xeon E5-2698 v4 in a DGX-1
+// and the E5-2686 v4 in AWS p2 instances, 4 channels of DDR4-2400 x 8 B = 76.8 GB/s (Intel ARK).
+inline constexpr double kServerMemoryGBs = 76.8;
+// Iterations simulated with parameter servers when the scenario does not say: the first fills
+// the pipeline of pulls and pushes, the others give the steady state.
+inline constexpr int kParameterServerIterations = 5;
 
 // Who runs the all-reduce. nccl: PyTorch DDP's buckets. horovod: Horovod's tensor fusion, which
 // every cycle fuses the gradients that became ready, up to the fusion threshold, into one NCCL
@@ -31,6 +58,16 @@ struct DataParallelConfig {
   double first_bucket_mb = 1;  // MiB
   double cycle_time_ms = 0;    // 0: no cycle (DDP)
   bool overlap = true;         // buckets reduced during the backward pass (false: all after it)
+
+  // parameter_server and hierarchical
+  int servers = 0;  // 0: one per node
+  ServerPlacement placement = ServerPlacement::colocated;
+  UpdateMode mode = UpdateMode::sync;
+  int staleness_bound = 0;  // ssp: iterations a worker may run ahead of the slowest
+  int backup_workers = 0;   // sync: each update uses the first workers - backup_workers gradients
+  int iterations = 0;       // simulated; 0: kParameterServerIterations
+  double server_memory_gbs = kServerMemoryGBs;
+  bool uses_servers() const { return strategy != DataParallelStrategy::allreduce; }
 };
 
 }  // namespace dtsim

@@ -21,6 +21,38 @@ double layer_cost(const YamlFields& f, const YAML::Node& layer, const std::strin
   return f.number_in(layer, at, key, 0, kMaxLayerCost, fmt::format("a number in [0, {:g}] per sample", kMaxLayerCost));
 }
 
+// The parameter-server fields: only with a strategy that has servers, staleness_bound only in
+// ssp mode, backup workers only in sync mode.
+void read_server_fields(const YamlFields& f, const YAML::Node& dp, const std::string& at, DataParallelConfig& c) {
+  const char* const server_keys[] = {"servers", "placement", "mode", "staleness_bound", "backup_workers",
+                                     "iterations", "server_memory_gbs"};
+  if (!c.uses_servers()) {
+    for (const char* key : server_keys)
+      if (f.has(dp, key))
+        f.fail(dp[key], YamlFields::join(at, key), "no such field with strategy allreduce (parameter servers only)",
+               YamlFields::describe(dp[key]));
+    return;
+  }
+  if (f.has(dp, "library"))
+    f.fail(dp["library"], YamlFields::join(at, "library"), "library only with strategy allreduce",
+           fmt::format("strategy {}", to_string(c.strategy)));
+  constexpr int kMaxServers = 1 << 16, kMaxIterations = 1000;
+  if (f.has(dp, "servers")) c.servers = f.int_in(dp, at, "servers", 1, kMaxServers);
+  c.placement = read_choice(f, dp, at, "placement", kServerPlacements, c.placement);
+  c.mode = read_choice(f, dp, at, "mode", kUpdateModes, c.mode);
+  if (f.has(dp, "staleness_bound") && c.mode != UpdateMode::ssp)
+    f.fail(dp["staleness_bound"], YamlFields::join(at, "staleness_bound"), "staleness_bound only with mode ssp",
+           fmt::format("mode {}", to_string(c.mode)));
+  if (c.mode == UpdateMode::ssp) c.staleness_bound = f.int_in(dp, at, "staleness_bound", 0, kMaxIterations);
+  if (f.has(dp, "backup_workers") && c.mode != UpdateMode::sync)
+    f.fail(dp["backup_workers"], YamlFields::join(at, "backup_workers"), "backup_workers only with mode sync",
+           fmt::format("mode {}", to_string(c.mode)));
+  if (f.has(dp, "backup_workers")) c.backup_workers = f.int_in(dp, at, "backup_workers", 0, kMaxServers);
+  if (f.has(dp, "iterations")) c.iterations = f.int_in(dp, at, "iterations", 2, kMaxIterations);
+  if (f.has(dp, "server_memory_gbs"))
+    c.server_memory_gbs = f.number_in(dp, at, "server_memory_gbs", 0.1, 1e5, "a bandwidth in GB/s in [0.1, 100000]");
+}
+
 }  // namespace
 
 bool is_layer_model_section(const YamlFields& f, const YAML::Node& model) {
@@ -63,8 +95,10 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   const std::string at = YamlFields::join(path, "data_parallel");
   f.require_map(dp, at);
   f.require_known_keys(dp, at,
-                       {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap"});
+                       {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap", "servers",
+                        "placement", "mode", "staleness_bound", "backup_workers", "iterations", "server_memory_gbs"});
   c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
+  read_server_fields(f, dp, at, c);
   c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);
   const bool horovod = c.library == AllreduceLibrary::horovod;
   constexpr double kMaxBucketMiB = 1 << 20;  // 1 TiB: larger than any model's gradients

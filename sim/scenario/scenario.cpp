@@ -42,6 +42,25 @@ const char* to_string(LayerModelOptimizer o) {
 const char* to_string(DataParallelStrategy s) {
   switch (s) {
     case DataParallelStrategy::allreduce: return "allreduce";
+    case DataParallelStrategy::parameter_server: return "parameter_server";
+    case DataParallelStrategy::hierarchical: return "hierarchical";
+  }
+  return "?";
+}
+
+const char* to_string(ServerPlacement p) {
+  switch (p) {
+    case ServerPlacement::colocated: return "colocated";
+    case ServerPlacement::dedicated: return "dedicated";
+  }
+  return "?";
+}
+
+const char* to_string(UpdateMode m) {
+  switch (m) {
+    case UpdateMode::sync: return "sync";
+    case UpdateMode::async: return "async";
+    case UpdateMode::ssp: return "ssp";
   }
   return "?";
 }

@@ -273,6 +273,20 @@ class EventChecker {
   int nodes_;
 };
 
+// Backup workers leave at least one gradient per update; servers need node zones to live in
+// (a rail-optimized fabric holds the GPUs directly).
+void check_parameter_servers(const Scenario& s, const Fail& fail) {
+  const DataParallelConfig& dp = s.data_parallel;
+  if (!dp.uses_servers()) return;
+  const int workers = dp.strategy == DataParallelStrategy::hierarchical ? s.cluster.nodes : s.parallelism.dp;
+  if (dp.backup_workers >= workers)
+    fail("data_parallel.backup_workers", fmt::format("fewer than the {} workers (each update needs a gradient)", workers),
+         std::to_string(dp.backup_workers));
+  if (s.cluster.topology.fabric.kind == FabricKind::rail_optimized)
+    fail("data_parallel.strategy", "allreduce on a rail_optimized fabric (parameter servers need node zones)",
+         to_string(dp.strategy));
+}
+
 // A layer-graph model trains data-parallel only, with plain DDP gradients, and scales to a
 // reference measured on one GPU.
 void check_layer_model(const Scenario& s, const Fail& fail) {
@@ -290,6 +304,7 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
          std::to_string(s.reference->gpus));
   if (s.reference && !(s.reference->samples_per_s > 0))
     fail("reference.samples_per_s", "a rate > 0", fmt::format("{}", s.reference->samples_per_s));
+  check_parameter_servers(s, fail);
 }
 
 void check_events(const Scenario& s, const Fail& fail) {

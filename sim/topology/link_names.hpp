@@ -4,23 +4,25 @@
 // parse_link_name (link usage). Every other link is a fabric link.
 //   a GPU's NVLink to its node's NVSwitch: "gpu<rank>-nvlink"
 //   a node's NIC:                          "node<node>-nic<index in the node>"
+//   a GPU's PCIe link to its node's CPU:   "gpu<rank>-pcie" (platforms with parameter servers)
 #include <string>
 
 namespace dtsim {
 
-enum class LinkRole { nvlink, nic, fabric };
+enum class LinkRole { nvlink, nic, pcie, fabric };
 const char* to_string(LinkRole r);
 
 struct LinkOwner {
   LinkRole role = LinkRole::fabric;
-  int gpu = -1;             // nvlink: global rank of its GPU
+  int gpu = -1;             // nvlink, pcie: global rank of its GPU
   int node = -1, nic = -1;  // nic: node index and NIC index in the node
 
   static LinkOwner nvlink_of(int gpu) { return {LinkRole::nvlink, gpu, -1, -1}; }
   static LinkOwner nic_of(int node, int nic) { return {LinkRole::nic, -1, node, nic}; }
+  static LinkOwner pcie_of(int gpu) { return {LinkRole::pcie, gpu, -1, -1}; }
 };
 
-// The name of an nvlink or nic owner's link (a fabric owner has no fixed name: "").
+// The name of an nvlink, nic or pcie owner's link (a fabric owner has no fixed name: "").
 std::string link_name(const LinkOwner& owner);
 // The owner a name stands for; a name link_name does not make is a fabric link.
 LinkOwner parse_link_name(const std::string& name);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "input_error.hpp"
 #include "link_names.hpp"
 #include "rail_zone.hpp"
 
@@ -36,7 +37,23 @@ unsigned at_least_one(double x) { return std::max(1u, unsigned(std::lround(x)));
 
 // One DGX-style node: every GPU reaches every other through its own NVLink (to the NVSwitch),
 // and the outside through its NIC (GPU k -> NIC k % nics).
-Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double speed, Platform& out) {
+// The node's CPU: each GPU reaches it over its own PCIe link; the outside over NIC 0.
+void add_cpu(sg4::NetZone* zone, const NodeSpec& spec, int node, double cpu_speed, const std::vector<NetPoint*>& gpus,
+             NetPoint* gateway, sg4::Link* nic, Platform& out) {
+  sg4::Host* cpu = zone->create_host(fmt::format("cpu{}", node), cpu_speed);
+  cpu->seal();
+  out.cpus[size_t(node)] = cpu;
+  for (int g = 0; g < spec.gpus; ++g) {
+    sg4::Link* pcie = zone->create_split_duplex_link(link_name(LinkOwner::pcie_of(node * spec.gpus + g)), spec.pcie_bw_Bps)
+                          ->set_latency(spec.pcie_latency_s);
+    zone->add_route(gpus[g], cpu->get_netpoint(), nullptr, nullptr, {{pcie, Dir::UP}}, false);
+    zone->add_route(cpu->get_netpoint(), gpus[g], nullptr, nullptr, {{pcie, Dir::DOWN}}, false);
+  }
+  zone->add_route(cpu->get_netpoint(), gateway, nullptr, nullptr, {{nic, Dir::UP}}, false);
+  zone->add_route(gateway, cpu->get_netpoint(), nullptr, nullptr, {{nic, Dir::DOWN}}, false);
+}
+
+Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double speed, double cpu_speed, Platform& out) {
   auto* zone = sg4::create_full_zone(fmt::format("node{}", node));
   zone->set_parent(fabric);
   NetPoint* gateway = zone->create_router(fmt::format("node{}-gw", node));
@@ -61,6 +78,7 @@ Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double spe
     zone->add_route(gpus[a], gateway, nullptr, nullptr, {{nic, Dir::UP}}, false);
     zone->add_route(gateway, gpus[a], nullptr, nullptr, {{nic, Dir::DOWN}}, false);
   }
+  if (cpu_speed > 0) add_cpu(zone, spec, node, cpu_speed, gpus, gateway, nics[0], out);
   zone->seal();
   return {zone->get_netpoint(), gateway};
 }
@@ -71,10 +89,11 @@ struct NodeMaker {
   const TopologySpec& topo;
   int nodes;
   double speed;
+  double cpu_speed;
   Platform& out;
   Leaf operator()(sg4::NetZone* fabric, long node, unsigned long position) const {
     if (node < 0 || node >= nodes) return {fabric->create_router(fmt::format("empty-slot{}", position)), nullptr};
-    return build_node(fabric, topo.node, int(node), speed, out);
+    return build_node(fabric, topo.node, int(node), speed, cpu_speed, out);
   }
 };
 
@@ -147,11 +166,15 @@ FatTreeShape fat_tree_shape(const FabricSpec& f, int nodes) {
   return {{per_leaf, per_pod, pods}, {1, spines, at_least_one(per_pod / f.pod_oversubscription)}};
 }
 
-Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops) {
+Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops, double cpu_speed) {
   check_node_count(topo, nodes, "the platform");
+  if (cpu_speed > 0 && topo.fabric.kind == FabricKind::rail_optimized)
+    throw InputError({topo.source_file.string(), 0, "fabric.kind", "a fabric of node zones for parameter servers",
+                      "rail_optimized"});
   Platform out;
   out.gpus_per_node = topo.node.gpus;
   out.gpus.resize(size_t(nodes) * topo.node.gpus);
+  if (cpu_speed > 0) out.cpus.resize(size_t(nodes));
   auto* root = sg4::create_full_zone("cluster");
   // SimGrid 3.32 checks each new host's and link's name, and seals each zone, by walking every
   // zone reachable from the root: with thousands of node zones under the root that is quadratic
@@ -165,7 +188,7 @@ Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_fl
   h->set_cpu_vm_model(r->get_cpu_vm_model());
   h->set_disk_model(r->get_disk_model());
   h->set_host_model(r->get_host_model());
-  const NodeMaker make{topo, nodes, gpu_speed_flops, out};
+  const NodeMaker make{topo, nodes, gpu_speed_flops, cpu_speed, out};
   const double node_bw_Bps = topo.node.nic_aggregate_bw_Bps();
   switch (topo.fabric.kind) {
     case FabricKind::fat_tree:

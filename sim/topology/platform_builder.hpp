@@ -7,7 +7,8 @@
 //      ├─ dragonfly: DragonflyZone of node zones (plus node-less routers where SimGrid needs them)
 //      ├─ torus: TorusZone of node zones
 //      │    node zone (full zone, one per node): GPUs, a gateway router, per-GPU NVLink and
-//      │    per-NIC links; GPU k leaves the node through NIC k % nics
+//      │    per-NIC links; GPU k leaves the node through NIC k % nics; with CPU hosts (parameter
+//      │    servers), a CPU reached from each GPU over its PCIe link and from outside over NIC 0
 //      └─ rail_optimized: one RailZone (rail_zone.hpp) holding every GPU directly
 // Positions of a cluster zone beyond the last node hold empty routers. Fabric links
 // (fat-tree, dragonfly, torus) carry one node's aggregate NIC bandwidth. Network
@@ -24,6 +25,7 @@ namespace dtsim {
 
 struct Platform {
   std::vector<simgrid::s4u::Host*> gpus;  // index = global rank = node * gpus_per_node + local
+  std::vector<simgrid::s4u::Host*> cpus;  // index = node; empty unless asked for
   int gpus_per_node = 0;
 };
 
@@ -31,9 +33,10 @@ struct Platform {
 // first zone is created.
 void configure_network_model(simgrid::s4u::Engine& engine);
 
-// `gpu_speed_flops` is each GPU host's nominal speed. Throws InputError when `nodes` do not fit
-// a dragonfly or torus.
-Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops);
+// `gpu_speed_flops` is each GPU host's nominal speed. With `cpu_speed` > 0 every node also gets a
+// CPU host of that speed (parameter servers execute bytes of memory traffic: B/s). Throws
+// InputError when `nodes` do not fit a dragonfly or torus, or CPUs are asked of a rail fabric.
+Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops, double cpu_speed = 0);
 
 // The SimGrid fat-tree that stands for a fat_tree or spine_leaf fabric of `nodes` nodes, in
 // FatTreeParams terms: down[i] children per level-(i+1) switch, up[i] parents per level-i

@@ -29,7 +29,7 @@ double latency(const YamlFields& f, const YAML::Node& map, const std::string& pa
 
 NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
   const YAML::Node node = f.child(root, "", "node");
-  f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics"});
+  f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics", "pcie"});
   NodeSpec n;
   n.type = f.string_or(node, "node", "type", "");
   n.gpus = f.int_in(node, "node", "gpus", 1, kMaxGpusPerNode);
@@ -52,6 +52,13 @@ NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
   n.nic_latency_s = latency(f, nics, "node.nics", "latency_us");
   if (n.nics > n.gpus)
     f.fail(nics["count"], "node.nics.count", fmt::format("at most node.gpus ({})", n.gpus), std::to_string(n.nics));
+  if (f.has(node, "pcie")) {
+    const YAML::Node pcie = node["pcie"];
+    f.require_map(pcie, "node.pcie");
+    f.require_known_keys(pcie, "node.pcie", {"bandwidth_GBps", "latency_us"});
+    n.pcie_bw_Bps = bandwidth(f, pcie, "node.pcie", "bandwidth_GBps", kGBps, "GB/s");
+    n.pcie_latency_s = latency(f, pcie, "node.pcie", "latency_us");
+  }
   return n;
 }
 

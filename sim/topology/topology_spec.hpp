@@ -20,6 +20,10 @@ struct NodeSpec {
   double nic_bw_Bps = 0;         // one direction
   double nic_latency_s = 0;      // per traversal of a NIC (two per node-to-node route)
   double nic_aggregate_bw_Bps() const { return nic_bw_Bps * nics; }
+  // Each GPU's PCIe link to the node's CPU (parameter servers on the CPU reach the GPUs over it).
+  // Default: Gen3 x16 at the 12 GB/s NCCL counts on (src/graph/topo.h PCI_BW), 1 us a traversal.
+  double pcie_bw_Bps = 12e9;
+  double pcie_latency_s = 1e-6;
   bool operator==(const NodeSpec&) const = default;
 };
 

@@ -8,12 +8,13 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Optimizer step per parameter, fp32 (4 B per access). SGD with momentum: read grad, weight and
-// momentum, write weight and momentum (20 B). Adam: read grad, weight, m, v, write weight, m, v
-// (28 B).
+}  // namespace
+
 double optimizer_bytes_per_parameter(LayerModelOptimizer o) {
   return o == LayerModelOptimizer::adam ? 28 : 20;
 }
+
+namespace {
 
 OperatorKind operator_kind(LayerKind k) {
   if (has_weight_products(k)) return OperatorKind::gemm;
@@ -98,15 +99,17 @@ std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std:
   std::vector<GradientBucket> buckets;
   const double total_s = sum(backward_s);
   double pending_s = 0, bytes = 0;
+  int last_layer = int(g.layers.size()) - 1;
   for (size_t i = g.layers.size(); i-- > 0;) {
     pending_s += backward_s[i];
     bytes += g.layers[i].parameters * kLayerModelGradientBytes;
     const double cap = (buckets.empty() ? dp.first_bucket_mb : dp.bucket_cap_mb) * kMiB;
     const bool cycle_over = dp.cycle_time_ms > 0 && pending_s >= dp.cycle_time_ms * 1e-3;
     if (bytes >= cap || (cycle_over && bytes > 0) || (i == 0 && bytes > 0)) {
-      buckets.push_back({total_s > 0 ? pending_s / total_s : 0, bytes});
+      buckets.push_back({total_s > 0 ? pending_s / total_s : 0, bytes, int(i), last_layer});
       pending_s = 0;
       bytes = 0;
+      last_layer = int(i) - 1;
     }
   }
   return buckets;

@@ -14,6 +14,11 @@ namespace dtsim {
 // and their .grad in fp32; DDP all-reduces .grad), so every gradient byte count uses 4 B.
 inline constexpr double kLayerModelGradientBytes = 4;
 
+// Optimizer step per parameter, fp32 (4 B per access). SGD with momentum: read grad, weight and
+// momentum, write weight and momentum (20 B). Adam: read grad, weight, m, v, write weight, m, v
+// (28 B).
+double optimizer_bytes_per_parameter(LayerModelOptimizer o);
+
 // The forward and backward operators of one layer for `samples` samples with activations of
 // `activation_bytes` per element. Products run as GEMMs (convolutions as implicit GEMMs),
 // attention's as batched GEMMs, the rest streams through memory. Backward: input and weight

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "input_error.hpp"
+#include "parameter_server_workload.hpp"
 #include "pipeline_schedule.hpp"
 #include "size_limits.hpp"
 #include "stage_layout.hpp"
@@ -279,6 +280,12 @@ Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in,
                         fmt::format("more than that by GPU {} of {}", rank, n)});
   }
   return w;
+}
+
+Workload build_workload(const Scenario& s, const ComputeModel& compute, const ReplicaFolding& folding) {
+  if (s.layer_model && s.data_parallel.uses_servers())
+    return assemble_parameter_server_workload(s, workload_inputs(s, compute));
+  return assemble_workload(s.parallelism, workload_inputs(s, compute), folding);
 }
 
 }  // namespace dtsim

@@ -45,6 +45,7 @@ struct StagePass {
 struct GradientBucket {
   double compute_share = 0;
   double bytes = 0;
+  int first_layer = 0, last_layer = 0;  // layer models: the layers whose gradients it holds
 };
 
 // Everything the program assembly needs; tests can fill it by hand. Passes are indexed by
@@ -79,9 +80,9 @@ struct ReplicaFolding {
 // representative[rank] under `folding`; empty when nothing folds (one block, or not enabled).
 std::vector<int> replica_representatives(const ParallelismConfig& p, const ReplicaFolding& folding);
 Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, const ReplicaFolding& folding = {});
-inline Workload build_workload(const Scenario& s, const ComputeModel& compute, const ReplicaFolding& folding = {}) {
-  return assemble_workload(s.parallelism, workload_inputs(s, compute), folding);
-}
+// The scenario's programs: assemble_workload's, or with parameter servers
+// assemble_parameter_server_workload's (which folds nothing: every worker pushes on its own).
+Workload build_workload(const Scenario& s, const ComputeModel& compute, const ReplicaFolding& folding = {});
 
 double sum_time_s(const std::vector<Operator>& ops, const ComputeModel& compute);
 
