@@ -42,7 +42,7 @@ TEST(DataParallelValidation, SmallerDdpBucketsAreSlowerAsPublished) {
 
 TEST(DataParallelValidation, RunsTheModelCannotSimulateYetAreSkippedWithTheirReason) {
   const std::vector<std::string>& skipped = data_parallel_summary().skipped;
-  for (const char* expected : {"tf17-awsdist-k80-rn50-64gpu: strategy parameter_server not modelled yet",
+  for (const char* expected : {"tf17-aws-k80-rn50-synth-8gpu: strategy replicated not modelled yet",
                                "dle-pt-rn50-2103-dgx1-16g-fp32-8gpu: batch per GPU unpublished",
                                "hvd17-16gpu-rn101-rdma-nccl: GPU unpublished",
                                "dle-pt-bert-2111-a100-multinode-s128-amp-64gpu: reference measured on 8 GPUs "

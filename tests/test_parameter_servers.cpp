@@ -3,6 +3,9 @@
 // zoo model land. Times are derived by hand on nodes of one GPU with a 50 GB/s NIC.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "model_zoo.hpp"
 #include "parameter_server_workload.hpp"
 #include "scenario_loader.hpp"
@@ -134,7 +137,7 @@ Scenario vgg16_scenario(const std::string& strategy_lines) {
 TEST(ParameterServerWorkload, WeightsGoRoundRobinByTensorSoVgg16sFc6LoadsOneServer) {
   // VGG-16's tensors in layer order: 13 convolutions (0-12), then classifier.0 (fc6, tensor 13:
   // 25088 x 4096 weights + 4096 biases) -> server 13 % 2 = 1.
-  const Scenario s = vgg16_scenario("data_parallel: {strategy: parameter_server, servers: 2}\n");
+  const Scenario s = vgg16_scenario("data_parallel: {strategy: parameter_server, servers: 2, sharding: round_robin}\n");
   const ParameterServers ps = parameter_servers(s, {{1.0, 0, 0, int(s.layer_model->graph.layers.size()) - 1}});
   const double fc6_bytes = (25088.0 * 4096 + 4096) * 4;
   const double total = s.layer_model->graph.parameters() * 4;
@@ -145,6 +148,21 @@ TEST(ParameterServerWorkload, WeightsGoRoundRobinByTensorSoVgg16sFc6LoadsOneServ
   EXPECT_EQ(ps.nodes, (std::vector<int>{0, 1}));  // colocated: server i on node i
   EXPECT_EQ(ps.workers.size(), 16u);
   EXPECT_DOUBLE_EQ(ps.apply_bytes_per_byte, 5);  // SGD with momentum: 20 B per 4 B weight
+}
+
+TEST(ParameterServerWorkload, GreedyShardingGivesEachTensorToTheLeastLoadedServer) {
+  // ResNet-50's first layers in order: conv1 (9,408 weights), bn1 (128), layer1.0.conv1 (4,096),
+  // layer1.0.bn1 (128). Greedy over 2 servers: conv1 -> 0; bn1 -> 1 (empty); conv -> 1 (128 B
+  // < 37,632 B); bn -> 1 (16,896 < 37,632). Round-robin: conv1, conv -> 0; bn1, bn -> 1.
+  const Scenario s = vgg16_scenario("data_parallel: {strategy: parameter_server, servers: 2}\n");
+  Scenario four = s;
+  LayerGraph& g = four.layer_model->graph;
+  g.layers = {Layer{"conv1", LayerKind::convolution, 0, 0, 9408}, Layer{"bn1", LayerKind::normalization, 0, 0, 128},
+              Layer{"conv", LayerKind::convolution, 0, 0, 4096}, Layer{"bn", LayerKind::normalization, 0, 0, 128}};
+  const GradientBucket all{1.0, 0, 0, 3};
+  EXPECT_EQ(parameter_servers(four, {all}).shard_bytes, (std::vector<double>{9408 * 4, (128 + 4096 + 128) * 4}));
+  four.data_parallel.sharding = TensorSharding::round_robin;
+  EXPECT_EQ(parameter_servers(four, {all}).shard_bytes, (std::vector<double>{(9408 + 4096) * 4, 256 * 4}));
 }
 
 TEST(ParameterServerWorkload, HierarchicalPushesOncePerNodeAndDedicatedServersGetTheirOwnNodes) {
@@ -159,6 +177,22 @@ TEST(ParameterServerWorkload, HierarchicalPushesOncePerNodeAndDedicatedServersGe
   const SimulationResult r = simulate(s);
   EXPECT_EQ(r.engine.servers.step_end_s.size(), 2u);
   EXPECT_GT(r.engine.iteration_s, 0);
+}
+
+TEST(ParameterServerScenario, TheShippedScenarioReportsTheServerHoldingFc6AndFreshGradients) {
+  // 16 workers, 2 servers (greedy: fc6's 411 MB on one of them), 5 synchronous iterations.
+  const test::ScratchDir dir;
+  const std::string json = (dir.path() / "ps.json").string();
+  const std::string scenario = (test::source_dir() / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string();
+  const test::CliResult r = test::run_dtsim("run " + scenario + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("parameter servers   2 servers, sync updates, 5 iterations"), std::string::npos) << r.output;
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
+  const nlohmann::json& ps = report["parameter_servers"];
+  EXPECT_EQ(ps["staleness_counts"], nlohmann::json({{"0", 16 * 5}}));
+  const double fc6_bytes = (25088.0 * 4096 + 4096) * 4;
+  EXPECT_GE(ps["busiest_server"]["received_bytes_per_iteration"].get<double>(), 16 * fc6_bytes);
+  EXPECT_EQ(report["analytic_iteration_time_s"], 0);
 }
 
 TEST(ParameterServerScenario, FieldsThatDoNotFitTheStrategyAreErrors) {

@@ -65,7 +65,8 @@ std::string data_parallel_run_skip_reason(const YamlFields& f, const YAML::Node&
   if (!f.has(run, "gpu")) return "GPU unpublished";
   if (!f.has(run, "training") || !f.has(run["training"], "batch_per_gpu")) return "batch per GPU unpublished";
   const std::string strategy = raw_field(run, "data_parallel", "strategy");
-  if (!strategy.empty() && strategy != "allreduce") return fmt::format("strategy {} not modelled yet", strategy);
+  if (!strategy.empty() && strategy != "allreduce" && strategy != "parameter_server" && strategy != "hierarchical")
+    return fmt::format("strategy {} not modelled yet", strategy);
   if (raw_field(run, "data_parallel", "library") == "mpi") return "MPI (CPU) all-reduce not modelled yet";
   const std::string reference_gpus = raw_field(run, "reference", "gpus");
   if (!reference_gpus.empty() && reference_gpus != "1")

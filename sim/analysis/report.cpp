@@ -2,12 +2,77 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "analytic_model.hpp"
 #include "device_spec.hpp"
 #include "layer_model_costs.hpp"
 #include "transformer_ops.hpp"
 
 namespace dtsim {
+
+double ServerSummary::mean_staleness() const {
+  double sum = 0, count = 0;
+  for (const auto& [versions, n] : staleness_counts) sum += double(versions) * double(n), count += double(n);
+  return count > 0 ? sum / count : 0;
+}
+
+namespace {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[size_t(std::lround(q * double(v.size() - 1)))];
+}
+
+ServerSummary server_summary(const Scenario& s, const EngineResult& e) {
+  const ParameterServerStats& ps = e.servers;
+  ServerSummary sum;
+  sum.mode = to_string(s.data_parallel.mode);
+  sum.servers = int(ps.server_received_bytes.size());
+  sum.iterations = e.iterations;
+  const std::vector<double> steps = ps.steady_steps_s();
+  sum.step_p50_s = quantile(steps, 0.5);
+  sum.step_p95_s = quantile(steps, 0.95);
+  sum.step_max_s = quantile(steps, 1.0);
+  sum.staleness_counts = ps.staleness_counts;
+  sum.dropped_gradients = ps.dropped_gradients;
+  for (int server = 0; server < sum.servers; ++server)
+    if (ps.server_received_bytes[size_t(server)] > ps.server_received_bytes[size_t(sum.busiest_server)])
+      sum.busiest_server = server;
+  const size_t busiest = size_t(sum.busiest_server);
+  sum.busiest_received_bytes = sum.servers > 0 ? ps.server_received_bytes[busiest] / e.iterations : 0;
+  sum.busiest_update_s = sum.servers > 0 ? ps.server_update_s[busiest] / e.iterations : 0;
+  return sum;
+}
+
+std::string format_server_summary(const ServerSummary& s) {
+  std::string out = fmt::format("parameter servers   {} servers, {} updates, {} iterations simulated (steps after the first)\n",
+                                s.servers, s.mode, s.iterations);
+  out += fmt::format("  worker steps      p50 {:.4f} s, p95 {:.4f} s, max {:.4f} s\n", s.step_p50_s, s.step_p95_s,
+                     s.step_max_s);
+  long gradients = 0;
+  for (const auto& [versions, n] : s.staleness_counts) gradients += n;
+  // A few values are listed with their shares; a wide spread (async over many workers) as quantiles.
+  std::string spread;
+  if (s.staleness_counts.size() <= 6) {
+    for (const auto& [versions, n] : s.staleness_counts)
+      spread += fmt::format("{}{}: {:.0f}%", spread.empty() ? "" : ", ", versions, 100.0 * double(n) / double(gradients));
+  } else {
+    std::vector<double> each;
+    for (const auto& [versions, n] : s.staleness_counts) each.insert(each.end(), size_t(n), double(versions));
+    spread = fmt::format("p50 {:g}, p95 {:g}, max {:g}", quantile(each, 0.5), quantile(each, 0.95), each.back());
+  }
+  out += fmt::format("  staleness         {} (versions behind, over {} applied gradients), mean {:.2f}\n", spread,
+                     gradients, s.mean_staleness());
+  if (s.dropped_gradients > 0) out += fmt::format("  dropped           {} late gradients (backup workers)\n", s.dropped_gradients);
+  out += fmt::format("  busiest server    server {}: {:.3f} GB received and {:.4f} s of updates per iteration\n",
+                     s.busiest_server, s.busiest_received_bytes / 1e9, s.busiest_update_s);
+  return out;
+}
+
+}  // namespace
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) {
   const Scenario& s = resolved.scenario;
@@ -17,7 +82,11 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.gpus = s.gpu_count();
   rep.micro_batches = s.micro_batches_per_replica();
   rep.iteration_s = r.engine.iteration_s;
-  rep.analytic_iteration_s = estimate_iteration(resolved).iteration_s;
+  const bool servers = !r.engine.servers.worker_ranks.empty();
+  if (servers)
+    rep.servers = server_summary(s, r.engine);
+  else
+    rep.analytic_iteration_s = estimate_iteration(resolved).iteration_s;
   rep.samples_per_s = double(s.training.global_batch) / rep.iteration_s;
   if (s.layer_model) {
     rep.sample_unit = s.layer_model->graph.sample_unit;
@@ -35,9 +104,10 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   for (const RankTimes& t : r.engine.ranks) {
     b.compute_s += t.compute_s;
     b.communication_s += t.communication_s;
-    // Time after a rank's last task is pipeline drain: bubble too.
-    b.bubble_s += t.bubble_s + (rep.iteration_s - t.finish_s);
-    b.other_s += t.finish_s - (t.compute_s + t.communication_s + t.bubble_s);
+    // Time after a rank's last task is pipeline drain: bubble too. With parameter servers the
+    // times are means over iterations whose steps vary: what is left is "other".
+    b.bubble_s += t.bubble_s + (servers ? 0 : rep.iteration_s - t.finish_s);
+    b.other_s += (servers ? rep.iteration_s : t.finish_s) - (t.compute_s + t.communication_s + t.bubble_s);
     for (const auto& [kind, c] : t.communication_by_kind) {
       b.communication_by_kind[kind].total_s += c.total_s;
       b.communication_by_kind[kind].exposed_s += c.exposed_s;
@@ -69,8 +139,9 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("scenario            {}  ({} x {}, {} micro-batches per replica)\n", r.scenario, r.gpus, r.gpu,
                      r.micro_batches);
   out += fmt::format("iteration time      {:.4f} s\n", r.iteration_s);
-  out += fmt::format("analytic estimate   {:.4f} s  ({:+.2f}% vs simulated; closed form, no contention)\n",
-                     r.analytic_iteration_s, 100 * (r.analytic_iteration_s / r.iteration_s - 1));
+  if (r.analytic_iteration_s > 0)
+    out += fmt::format("analytic estimate   {:.4f} s  ({:+.2f}% vs simulated; closed form, no contention)\n",
+                       r.analytic_iteration_s, 100 * (r.analytic_iteration_s / r.iteration_s - 1));
   if (r.tokens_per_s > 0)
     out += fmt::format("throughput          {:.0f} tokens/s\n", r.tokens_per_s);
   else
@@ -89,6 +160,7 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
+  if (r.servers) out += format_server_summary(*r.servers);
   out += "memory per GPU (peak stage)\n" + format_memory(r.memory);
   out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
   out += fmt::format("rank folding        {}\n", r.folding);
@@ -122,6 +194,22 @@ nlohmann::json communication_to_json(const std::map<std::string, CommunicationTi
   return j;
 }
 
+nlohmann::json servers_to_json(const std::optional<ServerSummary>& s) {
+  if (!s) return nullptr;
+  nlohmann::json staleness = nlohmann::json::object();
+  for (const auto& [versions, n] : s->staleness_counts) staleness[std::to_string(versions)] = n;
+  return {{"servers", s->servers},
+          {"mode", s->mode},
+          {"iterations", s->iterations},
+          {"worker_step_s", {{"p50", s->step_p50_s}, {"p95", s->step_p95_s}, {"max", s->step_max_s}}},
+          {"staleness_counts", staleness},
+          {"mean_staleness", s->mean_staleness()},
+          {"dropped_gradients", s->dropped_gradients},
+          {"busiest_server", {{"index", s->busiest_server},
+                              {"received_bytes_per_iteration", s->busiest_received_bytes},
+                              {"update_s_per_iteration", s->busiest_update_s}}}};
+}
+
 }  // namespace
 
 nlohmann::json report_to_json(const Report& r) {
@@ -149,6 +237,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"memory_per_gpu", memory_to_json(r.memory)},
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},
+      {"parameter_servers", servers_to_json(r.servers)},
       {"simulated_activities", r.simulated_activities},
       // No wall-clock time: the same scenario gives the same file, byte for byte.
   };

@@ -21,6 +21,20 @@ struct Breakdown {
   std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
+// With parameter servers (several iterations simulated): how the workers' steps spread, how stale
+// the applied gradients were, and the busiest server.
+struct ServerSummary {
+  std::string mode;  // sync, async, ssp
+  int servers = 0, iterations = 0;
+  double step_p50_s = 0, step_p95_s = 0, step_max_s = 0;  // workers' steps after the first
+  std::map<int, long> staleness_counts;                    // versions behind -> gradients
+  long dropped_gradients = 0;
+  int busiest_server = 0;
+  double busiest_received_bytes = 0;  // per iteration
+  double busiest_update_s = 0;        // per iteration
+  double mean_staleness() const;
+};
+
 // The report's `rank folding` line when every GPU ran its own program.
 inline constexpr const char* kNoFolding = "none: one actor per GPU";
 
@@ -30,7 +44,7 @@ struct Report {
   int gpus = 0;
   int micro_batches = 0;
   double iteration_s = 0;
-  double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp), for comparison
+  double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp); 0 with parameter servers
   double tokens_per_s = 0;               // transformer models (0 for layer models)
   double samples_per_s = 0;             // sequences (transformers) or the layer model's samples per second
   std::string sample_unit = "sequence";  // "image" or "sequence"
@@ -49,6 +63,7 @@ struct Report {
   double simulation_wall_s = 0;
   double simulation_peak_memory_bytes = 0;
   std::string folding = kNoFolding;  // folding_description
+  std::optional<ServerSummary> servers;
 };
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);

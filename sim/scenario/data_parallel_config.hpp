@@ -29,6 +29,15 @@ enum class UpdateMode { sync, async, ssp };
 inline constexpr UpdateMode kUpdateModes[] = {UpdateMode::sync, UpdateMode::async, UpdateMode::ssp};
 const char* to_string(UpdateMode m);
 
+// How the tensors (a layer's weights) are spread over the servers, in layer order. greedy: each
+// to the server holding the fewest bytes so far (tf_cnn_benchmarks' GreedyLoadBalancingStrategy
+// with byte_size_load_fn, variable_mgr.py). round_robin: tensor i to server i % servers
+// (replica_device_setter's default). Either way one tensor lives on one server, so a tensor
+// larger than the rest (VGG-16's fc6) loads its server.
+enum class TensorSharding { greedy, round_robin };
+inline constexpr TensorSharding kTensorShardings[] = {TensorSharding::greedy, TensorSharding::round_robin};
+const char* to_string(TensorSharding t);
+
 // Memory bandwidth a server's updates stream at: one socket of the Xeon E5-2698 v4 in a DGX-1
 // and the E5-2686 v4 in AWS p2 instances, 4 channels of DDR4-2400 x 8 B = 76.8 GB/s (Intel ARK).
 inline constexpr double kServerMemoryGBs = 76.8;
@@ -62,6 +71,7 @@ struct DataParallelConfig {
   // parameter_server and hierarchical
   int servers = 0;  // 0: one per node
   ServerPlacement placement = ServerPlacement::colocated;
+  TensorSharding sharding = TensorSharding::greedy;
   UpdateMode mode = UpdateMode::sync;
   int staleness_bound = 0;  // ssp: iterations a worker may run ahead of the slowest
   int backup_workers = 0;   // sync: each update uses the first workers - backup_workers gradients

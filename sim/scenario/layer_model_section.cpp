@@ -24,7 +24,7 @@ double layer_cost(const YamlFields& f, const YAML::Node& layer, const std::strin
 // The parameter-server fields: only with a strategy that has servers, staleness_bound only in
 // ssp mode, backup workers only in sync mode.
 void read_server_fields(const YamlFields& f, const YAML::Node& dp, const std::string& at, DataParallelConfig& c) {
-  const char* const server_keys[] = {"servers", "placement", "mode", "staleness_bound", "backup_workers",
+  const char* const server_keys[] = {"servers", "placement", "sharding", "mode", "staleness_bound", "backup_workers",
                                      "iterations", "server_memory_gbs"};
   if (!c.uses_servers()) {
     for (const char* key : server_keys)
@@ -39,6 +39,7 @@ void read_server_fields(const YamlFields& f, const YAML::Node& dp, const std::st
   constexpr int kMaxServers = 1 << 16, kMaxIterations = 1000;
   if (f.has(dp, "servers")) c.servers = f.int_in(dp, at, "servers", 1, kMaxServers);
   c.placement = read_choice(f, dp, at, "placement", kServerPlacements, c.placement);
+  c.sharding = read_choice(f, dp, at, "sharding", kTensorShardings, c.sharding);
   c.mode = read_choice(f, dp, at, "mode", kUpdateModes, c.mode);
   if (f.has(dp, "staleness_bound") && c.mode != UpdateMode::ssp)
     f.fail(dp["staleness_bound"], YamlFields::join(at, "staleness_bound"), "staleness_bound only with mode ssp",
@@ -96,7 +97,7 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   f.require_map(dp, at);
   f.require_known_keys(dp, at,
                        {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap", "servers",
-                        "placement", "mode", "staleness_bound", "backup_workers", "iterations", "server_memory_gbs"});
+                        "placement", "sharding", "mode", "staleness_bound", "backup_workers", "iterations", "server_memory_gbs"});
   c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
   read_server_fields(f, dp, at, c);
   c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);

@@ -56,6 +56,14 @@ const char* to_string(ServerPlacement p) {
   return "?";
 }
 
+const char* to_string(TensorSharding t) {
+  switch (t) {
+    case TensorSharding::greedy: return "greedy";
+    case TensorSharding::round_robin: return "round_robin";
+  }
+  return "?";
+}
+
 const char* to_string(UpdateMode m) {
   switch (m) {
     case UpdateMode::sync: return "sync";

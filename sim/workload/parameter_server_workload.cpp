@@ -93,12 +93,17 @@ ParameterServers parameter_servers(const Scenario& s, const std::vector<Gradient
   for (int i = 0; i < count; ++i)
     ps.nodes.push_back(dp.placement == ServerPlacement::colocated ? i % nodes : nodes + i);
   std::vector<int> server_of(g.layers.size(), -1);
-  int tensors = 0;
-  for (size_t l = 0; l < g.layers.size(); ++l)
-    if (g.layers[l].parameters > 0) server_of[l] = tensors++ % count;
   ps.shard_bytes.assign(size_t(count), 0);
-  for (size_t l = 0; l < g.layers.size(); ++l)
-    if (server_of[l] >= 0) ps.shard_bytes[size_t(server_of[l])] += g.layers[l].parameters * kLayerModelGradientBytes;
+  int tensors = 0;
+  for (size_t l = 0; l < g.layers.size(); ++l) {
+    if (g.layers[l].parameters <= 0) continue;
+    const int to = dp.sharding == TensorSharding::round_robin
+                       ? tensors % count
+                       : int(std::min_element(ps.shard_bytes.begin(), ps.shard_bytes.end()) - ps.shard_bytes.begin());
+    ++tensors;
+    server_of[l] = to;
+    ps.shard_bytes[size_t(to)] += g.layers[l].parameters * kLayerModelGradientBytes;
+  }
   for (const GradientBucket& b : buckets) {
     std::vector<double>& to = ps.bucket_bytes.emplace_back(size_t(count), 0.0);
     for (int l = b.first_layer; l <= b.last_layer; ++l)

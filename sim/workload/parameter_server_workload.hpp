@@ -13,8 +13,7 @@ namespace dtsim {
 // The servers of `s` (data_parallel.strategy parameter_server or hierarchical): `servers` of
 // them (one per node by default), colocated with the workers (server i on node i % nodes) or
 // on dedicated nodes after the workers' (node nodes + i). Each layer's weights are one tensor,
-// placed round-robin in layer order (TensorFlow's replica_device_setter; MXNet's kvstore places
-// whole small arrays the same way), so one large tensor loads one server. `buckets` are the
+// placed by data_parallel.sharding in layer order, so one large tensor loads one server. `buckets` are the
 // pushes of one iteration (the gradient buckets of the backward pass).
 ParameterServers parameter_servers(const Scenario& s, const std::vector<GradientBucket>& buckets);
 
