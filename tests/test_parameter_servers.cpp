@@ -197,7 +197,8 @@ TEST(ParameterServerScenario, TheShippedScenarioReportsTheServerHoldingFc6AndFre
 
 TEST(ParameterServerScenario, FieldsThatDoNotFitTheStrategyAreErrors) {
   const std::pair<const char*, const char*> cases[] = {
-      {"data_parallel: {strategy: parameter_server, mode: async, staleness_bound: 2}\n", "data_parallel.staleness_bound"},
+      {"data_parallel: {strategy: parameter_server, mode: async, staleness_bound: 2}\n",
+       "data_parallel.staleness_bound"},
       {"data_parallel: {strategy: parameter_server, library: nccl}\n", "data_parallel.library"},
       {"data_parallel: {strategy: allreduce, servers: 2}\n", "data_parallel.servers"},
       {"data_parallel: {strategy: parameter_server, backup_workers: 16}\n", "data_parallel.backup_workers"},

@@ -48,8 +48,9 @@ ServerSummary server_summary(const Scenario& s, const EngineResult& e) {
 }
 
 std::string format_server_summary(const ServerSummary& s) {
-  std::string out = fmt::format("parameter servers   {} servers, {} updates, {} iterations simulated (steps after the first)\n",
-                                s.servers, s.mode, s.iterations);
+  std::string out =
+      fmt::format("parameter servers   {} servers, {} updates, {} iterations simulated (steps after the first)\n",
+                  s.servers, s.mode, s.iterations);
   out += fmt::format("  worker steps      p50 {:.4f} s, p95 {:.4f} s, max {:.4f} s\n", s.step_p50_s, s.step_p95_s,
                      s.step_max_s);
   long gradients = 0;
@@ -58,7 +59,8 @@ std::string format_server_summary(const ServerSummary& s) {
   std::string spread;
   if (s.staleness_counts.size() <= 6) {
     for (const auto& [versions, n] : s.staleness_counts)
-      spread += fmt::format("{}{}: {:.0f}%", spread.empty() ? "" : ", ", versions, 100.0 * double(n) / double(gradients));
+      spread += fmt::format("{}{}: {:.0f}%", spread.empty() ? "" : ", ", versions,
+                            100.0 * double(n) / double(gradients));
   } else {
     std::vector<double> each;
     for (const auto& [versions, n] : s.staleness_counts) each.insert(each.end(), size_t(n), double(versions));
@@ -66,7 +68,8 @@ std::string format_server_summary(const ServerSummary& s) {
   }
   out += fmt::format("  staleness         {} (versions behind, over {} applied gradients), mean {:.2f}\n", spread,
                      gradients, s.mean_staleness());
-  if (s.dropped_gradients > 0) out += fmt::format("  dropped           {} late gradients (backup workers)\n", s.dropped_gradients);
+  if (s.dropped_gradients > 0)
+    out += fmt::format("  dropped           {} late gradients (backup workers)\n", s.dropped_gradients);
   out += fmt::format("  busiest server    server {}: {:.3f} GB received and {:.4f} s of updates per iteration\n",
                      s.busiest_server, s.busiest_received_bytes / 1e9, s.busiest_update_s);
   return out;

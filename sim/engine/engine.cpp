@@ -311,7 +311,8 @@ class RankActor {
   }
 
   CommunicationTimes& communication_of(const Task& task) {
-    const bool server = task.kind == TaskKind::ps_pull || task.kind == TaskKind::ps_push || task.kind == TaskKind::ps_wait;
+    const bool server =
+        task.kind == TaskKind::ps_pull || task.kind == TaskKind::ps_push || task.kind == TaskKind::ps_wait;
     const std::string& kind = task.kind == TaskKind::collective ? s_.workload.groups[size_t(task.group)].kind
                               : server                         ? kServers
                                                                : kPipeline;
@@ -330,8 +331,8 @@ class RankActor {
     std::vector<char*> received(ps.serving().size(), nullptr);
     for (size_t i = 0; i < ps.serving().size(); ++i) {
       const int server = ps.serving()[i];
-      ps.inbox(server)->put_init(new PsMessage{PsMessage::pull, worker, task.iteration, 0, false}, uint64_t(kPullRequestBytes))
-          ->detach();
+      auto* request = new PsMessage{PsMessage::pull, worker, task.iteration, 0, false};
+      ps.inbox(server)->put_init(request, uint64_t(kPullRequestBytes))->detach();
       comms.push_back(ps.reply_box(server, worker)->get_async<char>(&received[i]));
     }
     wait_all_or_cancel(comms);
@@ -352,7 +353,8 @@ class RankActor {
     for (int server : ps.serving()) {
       const double bytes = ps.config().bucket_bytes[size_t(task.ps_bucket)][size_t(server)];
       if (bytes <= 0) continue;
-      auto* message = new PsMessage{PsMessage::push, worker, task.iteration, bytes, ps.last_push_for(server, task.ps_bucket)};
+      const bool last = ps.last_push_for(server, task.ps_bucket);
+      auto* message = new PsMessage{PsMessage::push, worker, task.iteration, bytes, last};
       pushes_.push_back(ps.inbox(server)->put_async(message, uint64_t(std::llround(bytes))));
       count_activities(1);
     }

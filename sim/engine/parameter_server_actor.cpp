@@ -38,9 +38,9 @@ std::vector<double> ParameterServerStats::steady_steps_s() const {
 // gradients have arrived, the pulls it holds back and the gradients waiting to be applied.
 struct ParameterServerRuntime::Server {
   int version = 0;
-  std::vector<int> clock;                  // [worker]: iterations whose gradients were all applied
+  std::vector<int> clock;                  // async, ssp: [worker] iterations whose gradients were all applied
   std::map<int, int> complete;             // sync: iteration -> workers whose gradients were added
-  std::vector<std::map<int, int>> pulled;  // [worker]: iteration -> version it pulled
+  std::vector<std::map<int, int>> pulled;  // [worker]: iteration -> version it pulled (async, ssp: staleness)
   std::deque<PsMessage> held_pulls;
   std::deque<PsMessage> updates;  // pushes received, in order, for the updater
   sg4::SemaphorePtr queued;

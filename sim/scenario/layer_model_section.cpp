@@ -96,8 +96,9 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   const std::string at = YamlFields::join(path, "data_parallel");
   f.require_map(dp, at);
   f.require_known_keys(dp, at,
-                       {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap", "servers",
-                        "placement", "sharding", "mode", "staleness_bound", "backup_workers", "iterations", "server_memory_gbs"});
+                       {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap",
+                        "servers", "placement", "sharding", "mode", "staleness_bound", "backup_workers", "iterations",
+                        "server_memory_gbs"});
   c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
   read_server_fields(f, dp, at, c);
   c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);

@@ -280,7 +280,8 @@ void check_parameter_servers(const Scenario& s, const Fail& fail) {
   if (!dp.uses_servers()) return;
   const int workers = dp.strategy == DataParallelStrategy::hierarchical ? s.cluster.nodes : s.parallelism.dp;
   if (dp.backup_workers >= workers)
-    fail("data_parallel.backup_workers", fmt::format("fewer than the {} workers (each update needs a gradient)", workers),
+    fail("data_parallel.backup_workers",
+         fmt::format("fewer than the {} workers (each update needs a gradient)", workers),
          std::to_string(dp.backup_workers));
   if (s.cluster.topology.fabric.kind == FabricKind::rail_optimized)
     fail("data_parallel.strategy", "allreduce on a rail_optimized fabric (parameter servers need node zones)",

@@ -35,8 +35,6 @@ using Leaf = std::pair<NetPoint*, NetPoint*>;  // what a cluster zone's netpoint
 
 unsigned at_least_one(double x) { return std::max(1u, unsigned(std::lround(x))); }
 
-// One DGX-style node: every GPU reaches every other through its own NVLink (to the NVSwitch),
-// and the outside through its NIC (GPU k -> NIC k % nics).
 // The node's CPU: each GPU reaches it over its own PCIe link; the outside over NIC 0.
 void add_cpu(sg4::NetZone* zone, const NodeSpec& spec, int node, double cpu_speed, const std::vector<NetPoint*>& gpus,
              NetPoint* gateway, sg4::Link* nic, Platform& out) {
@@ -44,8 +42,8 @@ void add_cpu(sg4::NetZone* zone, const NodeSpec& spec, int node, double cpu_spee
   cpu->seal();
   out.cpus[size_t(node)] = cpu;
   for (int g = 0; g < spec.gpus; ++g) {
-    sg4::Link* pcie = zone->create_split_duplex_link(link_name(LinkOwner::pcie_of(node * spec.gpus + g)), spec.pcie_bw_Bps)
-                          ->set_latency(spec.pcie_latency_s);
+    const std::string name = link_name(LinkOwner::pcie_of(node * spec.gpus + g));
+    sg4::Link* pcie = zone->create_split_duplex_link(name, spec.pcie_bw_Bps)->set_latency(spec.pcie_latency_s);
     zone->add_route(gpus[g], cpu->get_netpoint(), nullptr, nullptr, {{pcie, Dir::UP}}, false);
     zone->add_route(cpu->get_netpoint(), gpus[g], nullptr, nullptr, {{pcie, Dir::DOWN}}, false);
   }
@@ -53,6 +51,8 @@ void add_cpu(sg4::NetZone* zone, const NodeSpec& spec, int node, double cpu_spee
   zone->add_route(gateway, cpu->get_netpoint(), nullptr, nullptr, {{nic, Dir::DOWN}}, false);
 }
 
+// One DGX-style node: every GPU reaches every other through its own NVLink (to the NVSwitch),
+// and the outside through its NIC (GPU k -> NIC k % nics).
 Leaf build_node(sg4::NetZone* fabric, const NodeSpec& spec, int node, double speed, double cpu_speed, Platform& out) {
   auto* zone = sg4::create_full_zone(fmt::format("node{}", node));
   zone->set_parent(fabric);

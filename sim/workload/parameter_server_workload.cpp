@@ -28,7 +28,8 @@ class ProgramWriter {
     const bool leader = !hierarchical(s_) || rank_ % gpus_per_node_ == 0;
     for (int it = 0; it < servers_.iterations; ++it) {
       if (leader) prog_.tasks.push_back({.kind = TaskKind::ps_pull, .phase = Phase::gradient_sync, .iteration = it});
-      if (hierarchical(s_)) node_collective(CollectiveKind::broadcast, in_.parameter_bytes.front(), Phase::gradient_sync);
+      if (hierarchical(s_))
+        node_collective(CollectiveKind::broadcast, in_.parameter_bytes.front(), Phase::gradient_sync);
       for (int mb = 0; mb < in_.micro_batches; ++mb) {
         compute(in_.forward.front(), Phase::forward, mb, 1);
         if (mb + 1 < in_.micro_batches || hierarchical(s_))
@@ -70,8 +71,8 @@ class ProgramWriter {
 
   void node_collective(CollectiveKind kind, double bytes, Phase phase) {
     if (gpus_per_node_ < 2 || bytes <= 0) return;
-    prog_.tasks.push_back(
-        {.kind = TaskKind::collective, .phase = phase, .group = rank_ / gpus_per_node_, .collective = kind, .bytes = bytes});
+    prog_.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .group = rank_ / gpus_per_node_,
+                           .collective = kind, .bytes = bytes});
   }
 
   const Scenario& s_;
@@ -106,8 +107,9 @@ ParameterServers parameter_servers(const Scenario& s, const std::vector<Gradient
   }
   for (const GradientBucket& b : buckets) {
     std::vector<double>& to = ps.bucket_bytes.emplace_back(size_t(count), 0.0);
-    for (int l = b.first_layer; l <= b.last_layer; ++l)
-      if (server_of[size_t(l)] >= 0) to[size_t(server_of[size_t(l)])] += g.layers[size_t(l)].parameters * kLayerModelGradientBytes;
+    for (int i = b.first_layer; i <= b.last_layer; ++i)
+      if (const size_t l = size_t(i); server_of[l] >= 0)
+        to[size_t(server_of[l])] += g.layers[l].parameters * kLayerModelGradientBytes;
   }
   const int gpus = s.parallelism.dp;
   for (int rank = 0; rank < gpus; ++rank)
