@@ -49,6 +49,7 @@ QColor colourOf(SpanKind kind) {
     case SpanKind::p2p_transfer: return palette::p2p();
     case SpanKind::bubble: return palette::bubble();
     case SpanKind::overlapped_collective: return palette::overlapped();
+    case SpanKind::stream_compute: return palette::compute();
   }
   return palette::other();
 }
@@ -208,7 +209,8 @@ void TimelineView::buildLanes(const std::vector<TraceSpan>& spans) {
   lane_begin_.assign(std::size_t(lanes) + 1, 0);
   // Spans are recorded for representatives only, so each lands in its own rank's row.
   auto laneOf = [this](const TraceSpan& s) {
-    return laneKey(rowOf(s.rank), s.kind == SpanKind::overlapped_collective ? Lane::communication : Lane::main);
+    const bool stream = s.kind == SpanKind::overlapped_collective || s.kind == SpanKind::stream_compute;
+    return laneKey(rowOf(s.rank), stream ? Lane::communication : Lane::main);
   };
   for (const TraceSpan& s : spans)
     if (rowOf(s.rank) >= 0) ++lane_begin_[std::size_t(laneOf(s)) + 1];
@@ -430,6 +432,9 @@ QString TimelineView::describeSpan(const TraceSpan& span) const {
       what = groupName(span.group) + QLatin1Char(' ') + to_string(span.collective) +
              QStringLiteral(" on the communication stream (overlapped with compute)");
       break;
+    case SpanKind::stream_compute:
+      what = QStringLiteral("decoding compressed gradients on the communication stream");
+      break;
   }
   QString text = QStringLiteral("GPU %1 (node %2) · ").arg(span.rank).arg(span.rank / gpus_per_node_) + what +
                  QStringLiteral(" · ") + to_string(span.phase);
@@ -453,6 +458,7 @@ QString TimelineView::spanLabel(const Span& span) const {
       break;
     case SpanKind::p2p_transfer: text = QStringLiteral("p2p"); break;
     case SpanKind::bubble: return QStringLiteral("bubble");
+    case SpanKind::stream_compute: return QStringLiteral("decode");
   }
   if (span.micro_batch >= 0) text += QStringLiteral(" mb %1").arg(span.micro_batch);
   return text;

@@ -31,7 +31,7 @@ TEST(CliProcess, TwoRunsWriteByteIdenticalJson) {
   test::ScratchDir dir;
   for (const char* scenario :
        {"gpt3-1.3b-8-h100.yaml", "gpt3-13b-64-a100-straggler.yaml", "resnet50-32-v100-ddp.yaml",
-        "vgg16-16-k80-parameter-server.yaml"}) {
+        "vgg16-16-k80-parameter-server.yaml", "bert-large-32-v100-25gbe-compression.yaml"}) {
     const std::string file = (test::source_dir() / "scenarios" / scenario).string();
     const fs::path a = dir.path() / "a.json", b = dir.path() / "b.json";
     ASSERT_EQ(test::run_dtsim("run " + file + " --json " + a.string()).exit_code, 0) << scenario;

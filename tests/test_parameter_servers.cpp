@@ -123,21 +123,11 @@ TEST(ParameterServerEngine, BoundedStalenessHoldsTheFastWorkersOnceTheyLeadByThe
   for (size_t i = 0; i < steps.size(); ++i) EXPECT_NEAR(steps[i], expected[i], 0.01) << "step " << i + 1;
 }
 
-Scenario vgg16_scenario(const std::string& strategy_lines) {
-  const std::filesystem::path file = std::filesystem::temp_directory_path() / "dtsim-ps-test.yaml";
-  std::ofstream(file) << "name: vgg16-ps\nmodel: {zoo: vgg-16}\n"
-                         "training: {global_batch: 512, micro_batch: 32, precision: fp32}\n"
-                         "parallelism: {dp: 16}\n"
-                      << strategy_lines
-                      << "cluster:\n  gpu: k80\n  nodes: 2\n  topology: "
-                      << (test::source_dir() / "topologies" / "pcie-gpu-server-ethernet.yaml").string() << "\n";
-  return load_scenario(file);
-}
-
 TEST(ParameterServerWorkload, WeightsGoRoundRobinByTensorSoVgg16sFc6LoadsOneServer) {
   // VGG-16's tensors in layer order: 13 convolutions (0-12), then classifier.0 (fc6, tensor 13:
   // 25088 x 4096 weights + 4096 biases) -> server 13 % 2 = 1.
-  const Scenario s = vgg16_scenario("data_parallel: {strategy: parameter_server, servers: 2, sharding: round_robin}\n");
+  const Scenario s =
+      test::vgg16_on_k80_servers("data_parallel: {strategy: parameter_server, servers: 2, sharding: round_robin}\n");
   const ParameterServers ps = parameter_servers(s, {{1.0, 0, 0, int(s.layer_model->graph.layers.size()) - 1}});
   const double fc6_bytes = (25088.0 * 4096 + 4096) * 4;
   const double total = s.layer_model->graph.parameters() * 4;
@@ -154,7 +144,7 @@ TEST(ParameterServerWorkload, GreedyShardingGivesEachTensorToTheLeastLoadedServe
   // ResNet-50's first layers in order: conv1 (9,408 weights), bn1 (128), layer1.0.conv1 (4,096),
   // layer1.0.bn1 (128). Greedy over 2 servers: conv1 -> 0; bn1 -> 1 (empty); conv -> 1 (128 B
   // < 37,632 B); bn -> 1 (16,896 < 37,632). Round-robin: conv1, conv -> 0; bn1, bn -> 1.
-  const Scenario s = vgg16_scenario("data_parallel: {strategy: parameter_server, servers: 2}\n");
+  const Scenario s = test::vgg16_on_k80_servers("data_parallel: {strategy: parameter_server, servers: 2}\n");
   Scenario four = s;
   LayerGraph& g = four.layer_model->graph;
   g.layers = {Layer{"conv1", LayerKind::convolution, 0, 0, 9408}, Layer{"bn1", LayerKind::normalization, 0, 0, 128},
@@ -166,7 +156,7 @@ TEST(ParameterServerWorkload, GreedyShardingGivesEachTensorToTheLeastLoadedServe
 }
 
 TEST(ParameterServerWorkload, HierarchicalPushesOncePerNodeAndDedicatedServersGetTheirOwnNodes) {
-  const Scenario s = vgg16_scenario(
+  const Scenario s = test::vgg16_on_k80_servers(
       "data_parallel: {strategy: hierarchical, servers: 3, placement: dedicated, mode: async}\n");
   const Workload w = build_workload(s, resolve_scenario(s).compute);
   EXPECT_EQ(w.servers.workers, (std::vector<int>{0, 8}));  // each node's first GPU
@@ -205,7 +195,7 @@ TEST(ParameterServerScenario, FieldsThatDoNotFitTheStrategyAreErrors) {
       {"data_parallel: {strategy: parameter_server, mode: ssp}\n", "data_parallel.staleness_bound"},
   };
   for (const auto& [lines, field] : cases)
-    EXPECT_EQ(test::error_of([&] { vgg16_scenario(lines); }).field, field) << lines;
+    EXPECT_EQ(test::error_of([&] { test::vgg16_on_k80_servers(lines); }).field, field) << lines;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "input_error.hpp"
 #include "scenario.hpp"
+#include "scenario_loader.hpp"
 #include "topology_spec.hpp"
 #include "transformer_config.hpp"
 #include "workload_builder.hpp"
@@ -39,6 +40,23 @@ inline Scenario preset_on_h100_nodes(const std::string& preset, int nodes, int g
   s.cluster.nodes = nodes;
   s.cluster.topology = load_topology(source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml");
   return s;
+}
+
+// VGG-16 (fp32, 32 images per GPU) on 16 K80 in two PCIe servers with one 25 Gb/s Ethernet NIC
+// each (topologies/pcie-gpu-server-ethernet.yaml), with the given data_parallel line(s).
+inline Scenario vgg16_on_k80_servers(const std::string& data_parallel_lines) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("dtsim-vgg16-test-" + std::to_string(getpid()) + ".yaml");
+  std::ofstream(file) << "name: vgg16-k80\nmodel: {zoo: vgg-16}\n"
+                         "training: {global_batch: 512, micro_batch: 32, precision: fp32}\n"
+                         "parallelism: {dp: 16}\n"
+                      << data_parallel_lines << "cluster:\n  gpu: k80\n  nodes: 2\n  topology: "
+                      << (source_dir() / "topologies" / "pcie-gpu-server-ethernet.yaml").string() << "\n";
+  struct Removed {
+    std::filesystem::path file;
+    ~Removed() { std::filesystem::remove(file); }
+  } removed{file};  // also when the loader throws
+  return load_scenario(file);
 }
 
 // Inputs for a workload that only does what the test fills in: no compute, no transfers.

@@ -67,17 +67,23 @@ PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeS
   return {std::max(compute_s + blocking, overlapped), compute_s};
 }
 
-// DDP's buckets (layer models): each all-reduce starts once its part of the last backward pass
-// is done and the bucket before it is reduced. Returns how long the last one ends after the pass.
+// DDP's buckets (layer models): each all-reduce (or compressed exchange) starts once its part of
+// the last backward pass, and its encoding after it, are done and the bucket before it is
+// reduced. Returns how long the last one ends after the pass (encodings included).
 double bucket_layout_sync_s(const std::vector<GradientBucket>& buckets, double last_backward_s,
                             const GroupShapes& groups, const NodeSpec& node) {
-  double ready_s = 0, reduced_s = 0;
+  double ready_s = 0, reduced_s = 0, encode_s = 0;
   for (const GradientBucket& b : buckets) {
-    ready_s += b.compute_share * last_backward_s;
-    reduced_s = std::max(reduced_s, ready_s) +
-                collective_s({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, false}, groups, node);
+    ready_s += b.compute_share * last_backward_s + b.encode_s;
+    encode_s += b.encode_s;
+    double exchange_s = b.exchange.empty()
+                            ? collective_s({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, false}, groups, node)
+                            : 0.0;
+    for (const ExchangeStep& step : b.exchange)
+      exchange_s += step.compute_s + collective_s({GroupRole::dp, step.collective, 1, step.bytes, false}, groups, node);
+    reduced_s = std::max(reduced_s, ready_s) + exchange_s;
   }
-  return std::max(0.0, reduced_s - last_backward_s);
+  return std::max(encode_s, reduced_s - last_backward_s);
 }
 
 // One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.

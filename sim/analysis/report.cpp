@@ -119,6 +119,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   const double n = double(r.engine.ranks.size());
   b.compute_s /= n, b.communication_s /= n, b.bubble_s /= n, b.other_s /= n;
   for (auto& [kind, c] : b.communication_by_kind) c.total_s /= n, c.exposed_s /= n;
+  rep.compression = compression_summary(resolved);
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
   rep.simulated_activities = r.engine.activities;
@@ -163,6 +164,7 @@ std::string format_report_text(const Report& r) {
   out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
+  if (r.compression) out += format_compression_summary(*r.compression);
   if (r.servers) out += format_server_summary(*r.servers);
   out += "memory per GPU (peak stage)\n" + format_memory(r.memory);
   out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
@@ -241,6 +243,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},
       {"parameter_servers", servers_to_json(r.servers)},
+      {"gradient_compression", compression_to_json(r.compression)},
       {"simulated_activities", r.simulated_activities},
       // No wall-clock time: the same scenario gives the same file, byte for byte.
   };

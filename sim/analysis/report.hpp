@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "compression_summary.hpp"
 #include "memory_model.hpp"
 #include "resolved_scenario.hpp"
 #include "simulation.hpp"
@@ -64,6 +65,7 @@ struct Report {
   double simulation_peak_memory_bytes = 0;
   std::string folding = kNoFolding;  // folding_description
   std::optional<ServerSummary> servers;
+  std::optional<CompressionSummary> compression;
 };
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);

@@ -18,6 +18,8 @@ std::string collective_name(const TraceSpan& s, const std::vector<std::string>& 
   return fmt::format("{} {}{}", group_kinds[size_t(s.group)], to_string(s.collective), micro_batch_suffix(s));
 }
 
+bool on_comm_stream(SpanKind k) { return k == SpanKind::overlapped_collective || k == SpanKind::stream_compute; }
+
 std::string span_name(const TraceSpan& s, const std::vector<std::string>& group_kinds) {
   switch (s.kind) {
     case SpanKind::compute:
@@ -28,6 +30,7 @@ std::string span_name(const TraceSpan& s, const std::vector<std::string>& group_
     case SpanKind::p2p_transfer:
       return fmt::format("PP recv {} mb{}", s.phase == Phase::forward ? "act" : "grad", s.micro_batch);
     case SpanKind::bubble: return "bubble";
+    case SpanKind::stream_compute: return "gradient codec";
   }
   return "?";
 }
@@ -64,7 +67,7 @@ std::string chrome_trace_json(const EngineResult& result, const ParallelismConfi
     // Times in microseconds, as the format requires.
     out += fmt::format("{{\"ph\":\"X\",\"name\":\"{}\",\"cat\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f}}}",
                        span_name(s, result.group_kinds), to_string(s.kind), s.rank / gpus_per_node,
-                       s.kind == SpanKind::overlapped_collective ? n + s.rank : s.rank, s.start_s * 1e6,
+                       on_comm_stream(s.kind) ? n + s.rank : s.rank, s.start_s * 1e6,
                        (s.end_s - s.start_s) * 1e6);
   }
   out += "\n]}\n";

@@ -40,6 +40,7 @@ const char* to_string(SpanKind k) {
     case SpanKind::p2p_transfer: return "p2p";
     case SpanKind::bubble: return "bubble";
     case SpanKind::overlapped_collective: return "overlapped collective";
+    case SpanKind::stream_compute: return "stream compute";
   }
   return "?";
 }
@@ -197,7 +198,12 @@ class RankActor {
   void run_tasks() {
     for (const Task& task : s_.workload.ranks[rank_].tasks) {
       switch (task.kind) {
-        case TaskKind::compute: run_compute(task); break;
+        case TaskKind::compute:
+          if (task.overlapped)
+            issue_overlapped(task);
+          else
+            run_compute(task);
+          break;
         case TaskKind::collective:
           if (task.overlapped)
             issue_overlapped(task);
@@ -239,6 +245,17 @@ class RankActor {
     const double end = sg4::Engine::get_clock();
     s_.ranks[rank_].compute_s += end - start;
     record(SpanKind::compute, task, start, end);
+  }
+
+  // Runs beside the rank's own compute and shares the GPU's speed with it; its time is part of
+  // the gradient synchronisation of its group, not of the rank's compute.
+  void run_stream_compute(const Task& task) {
+    const double start = sg4::Engine::get_clock();
+    sg4::this_actor::execute(task.compute_s * sg4::this_actor::get_host()->get_speed());
+    count_activities(1);
+    const double end = sg4::Engine::get_clock();
+    communication_of(task).total_s += end - start;
+    record(SpanKind::stream_compute, task, start, end);
   }
 
   sg4::Mailbox* p2p_mailbox(int from, int to, P2pChannel channel) {
@@ -313,9 +330,10 @@ class RankActor {
   CommunicationTimes& communication_of(const Task& task) {
     const bool server =
         task.kind == TaskKind::ps_pull || task.kind == TaskKind::ps_push || task.kind == TaskKind::ps_wait;
-    const std::string& kind = task.kind == TaskKind::collective ? s_.workload.groups[size_t(task.group)].kind
-                              : server                         ? kServers
-                                                               : kPipeline;
+    const bool grouped = task.kind == TaskKind::collective || (task.kind == TaskKind::compute && task.group >= 0);
+    const std::string& kind = grouped  ? s_.workload.groups[size_t(task.group)].kind
+                              : server ? kServers
+                                       : kPipeline;
     return s_.ranks[rank_].communication_by_kind[kind];
   }
   static inline const std::string kPipeline = "pp";
@@ -355,7 +373,8 @@ class RankActor {
       if (bytes <= 0) continue;
       const bool last = ps.last_push_for(server, task.ps_bucket);
       auto* message = new PsMessage{PsMessage::push, worker, task.iteration, bytes, last};
-      pushes_.push_back(ps.inbox(server)->put_async(message, uint64_t(std::llround(bytes))));
+      const double wire_bytes = bytes * ps.config().push_wire_share;
+      pushes_.push_back(ps.inbox(server)->put_async(message, uint64_t(std::llround(wire_bytes))));
       count_activities(1);
     }
   }
@@ -407,6 +426,11 @@ class RankActor {
           if (!next) return;
           sg4::ExecPtr sms;
           try {
+            if (next->kind == TaskKind::compute) {
+              run_stream_compute(*next);
+              stream_done_->release();
+              continue;
+            }
             sms = occupy_sms();
             run_collective(*next, SpanKind::overlapped_collective);
           } catch (const simgrid::NetworkFailureException&) {

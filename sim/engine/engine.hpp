@@ -34,8 +34,9 @@ struct RankTimes {
   std::map<std::string, CommunicationTimes> communication_by_kind;
 };
 
-// overlapped_collective: on the rank's communication stream, concurrent with its compute.
-enum class SpanKind : uint8_t { compute, collective, p2p_transfer, bubble, overlapped_collective };
+// overlapped_collective: on the rank's communication stream, concurrent with its compute;
+// stream_compute: GPU work on that stream (decoding a compressed gradient bucket).
+enum class SpanKind : uint8_t { compute, collective, p2p_transfer, bubble, overlapped_collective, stream_compute };
 const char* to_string(SpanKind k);
 
 struct TraceSpan {

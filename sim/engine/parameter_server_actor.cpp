@@ -138,7 +138,7 @@ void ParameterServerRuntime::receive(int s, Server& me) {
         me.held_pulls.push_back(*m);
       continue;
     }
-    stats_.server_received_bytes[size_t(s)] += m->bytes;
+    stats_.server_received_bytes[size_t(s)] += m->bytes * servers_.push_wire_share;
     me.updates.push_back(*m);
     me.queued->release();
   }
@@ -168,7 +168,7 @@ void ParameterServerRuntime::update(int s, Server& me) {
         if (m.last_of_iteration && counts_gradients) ++stats_.dropped_gradients;
         continue;
       }
-      apply(servers_.accumulate_bytes_per_byte * m.bytes);
+      apply((servers_.decode_bytes_per_byte + servers_.accumulate_bytes_per_byte) * m.bytes);
       if (m.last_of_iteration) ++me.complete[m.iteration];
       if (me.complete[me.version] < needed) continue;
       apply(servers_.apply_bytes_per_byte * shard_bytes);
@@ -176,7 +176,7 @@ void ParameterServerRuntime::update(int s, Server& me) {
       if (counts_gradients) stats_.staleness_counts[0] += needed;
       ++me.version;
     } else {
-      apply(servers_.apply_bytes_per_byte * m.bytes);
+      apply((servers_.decode_bytes_per_byte + servers_.apply_bytes_per_byte) * m.bytes);
       if (!m.last_of_iteration) continue;
       const auto pulled = me.pulled[w].find(m.iteration);
       const int based_on = pulled == me.pulled[w].end() ? 0 : pulled->second;

@@ -44,7 +44,9 @@ struct Task {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
   Protocol protocol = Protocol::automatic;
   // Issued on the rank's communication stream and run alongside the tasks after it, in issue
-  // order (like NCCL kernels on a separate CUDA stream), until a wait_overlapped task.
+  // order (like NCCL kernels on a separate CUDA stream), until a wait_overlapped task. A compute
+  // task there (a compressed gradient's decoding) runs after the collective before it; its
+  // `group` names the collectives whose communication time it belongs to.
   bool overlapped = false;
 
   // wait_overlapped: how many of the rank's overlapped collectives, counted from the start of
@@ -80,6 +82,10 @@ struct ParameterServers {
   double accumulate_bytes_per_byte = 3;
   double apply_bytes_per_byte = 5;
   double cpu_memory_Bps = 0;  // speed of the CPU hosts the servers run on
+  // Gradient compression: a push carries push_wire_share of its gradient bytes, and the server
+  // streams decode_bytes_per_byte per gradient byte to decode it.
+  double push_wire_share = 1;
+  double decode_bytes_per_byte = 0;
   bool empty() const { return nodes.empty(); }
 };
 

@@ -55,6 +55,32 @@ const char* to_string(AllreduceLibrary l);
 inline constexpr double kHorovodFusionThresholdMiB = 64;
 inline constexpr double kHorovodCycleTimeMs = 5;
 
+// How each bucket's gradients travel (DESIGN.md "Gradient compression"); the encode and decode
+// kernels cost GPU time. fp16, bf16: cast before the all-reduce and back after it (PyTorch DDP's
+// fp16_compress_hook and bf16_compress_hook, Horovod's Compression.fp16). int8, onebit: quantised
+// with error feedback and exchanged as a compressed all-reduce, an all-to-all of the compressed
+// chunks, each rank decoding and summing its chunk and compressing it again, then an all-gather
+// (DeepSpeed's 1-bit Adam, runtime/comm/nccl.py compressed_allreduce). topk: each rank keeps the
+// `compression_density` largest gradients with error feedback and all-gathers values and indices
+// (Deep Gradient Compression). randomk: the same share chosen from a seed every rank shares, so
+// only the values travel, in an all-reduce. powersgd: each weight matrix M (rows = output
+// channels) as P Q^T of rank `powersgd_rank`: P = M Q all-reduced, orthogonalised, Q = M^T P
+// all-reduced, then M ~ P Q^T; vectors and matrices it would not shrink at least twofold are
+// all-reduced as they are (PyTorch DDP's powerSGD_hook). Parameter servers compress the pushes
+// (the servers decode them) and send the weights back uncompressed, as MXNet's kvstore does.
+enum class GradientCompression { none, fp16, bf16, int8, onebit, topk, randomk, powersgd };
+inline constexpr GradientCompression kGradientCompressions[] = {
+    GradientCompression::none,   GradientCompression::fp16, GradientCompression::bf16,
+    GradientCompression::int8,   GradientCompression::onebit, GradientCompression::topk,
+    GradientCompression::randomk, GradientCompression::powersgd};
+const char* to_string(GradientCompression c);
+// Deep Gradient Compression (Lin et al., ICLR 2018) sends 0.1% of the gradients.
+inline constexpr double kSparsificationDensity = 0.001;
+// PowerSGDState's matrix_approximation_rank and min_compression_rate defaults (PyTorch
+// torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py).
+inline constexpr int kPowerSgdRank = 1;
+inline constexpr double kPowerSgdMinCompressionRate = 2;
+
 // PyTorch's DistributedDataParallel: bucket_cap_mb = 25 (MiB: torch/nn/parallel/distributed.py
 // sets bucket_bytes_cap = int(bucket_cap_mb * 1024 * 1024)); the first bucket, holding the last
 // layers' gradients, is capped at dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB so that its
@@ -67,6 +93,9 @@ struct DataParallelConfig {
   double first_bucket_mb = 1;  // MiB
   double cycle_time_ms = 0;    // 0: no cycle (DDP)
   bool overlap = true;         // buckets reduced during the backward pass (false: all after it)
+  GradientCompression compression = GradientCompression::none;
+  double compression_density = kSparsificationDensity;  // topk, randomk: share of the gradients sent
+  int powersgd_rank = kPowerSgdRank;
 
   // parameter_server and hierarchical
   int servers = 0;  // 0: one per node

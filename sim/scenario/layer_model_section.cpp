@@ -89,6 +89,30 @@ LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model
   return m;
 }
 
+// compression_density only for the sparsifiers, powersgd_rank only for PowerSGD, which needs the
+// all-reduce to sum its low-rank factors (a server would have to hold them instead of gradients).
+void read_compression_fields(const YamlFields& f, const YAML::Node& dp, const std::string& at, DataParallelConfig& c) {
+  c.compression = read_choice(f, dp, at, "compression", kGradientCompressions, c.compression);
+  const bool sparse = c.compression == GradientCompression::topk || c.compression == GradientCompression::randomk;
+  const bool powersgd = c.compression == GradientCompression::powersgd;
+  if (f.has(dp, "compression_density") && !sparse)
+    f.fail(dp["compression_density"], YamlFields::join(at, "compression_density"),
+           "compression_density only with compression topk or randomk",
+           fmt::format("compression {}", to_string(c.compression)));
+  if (f.has(dp, "powersgd_rank") && !powersgd)
+    f.fail(dp["powersgd_rank"], YamlFields::join(at, "powersgd_rank"), "powersgd_rank only with compression powersgd",
+           fmt::format("compression {}", to_string(c.compression)));
+  if (powersgd && c.uses_servers())
+    f.fail(dp["compression"], YamlFields::join(at, "compression"),
+           "a compression parameter servers can sum (PowerSGD's factors need an all-reduce)",
+           fmt::format("powersgd with strategy {}", to_string(c.strategy)));
+  if (sparse)
+    c.compression_density = f.has(dp, "compression_density")
+                                ? f.number_in(dp, at, "compression_density", 1e-6, 1, "a share in [0.000001, 1]")
+                                : kSparsificationDensity;
+  if (powersgd && f.has(dp, "powersgd_rank")) c.powersgd_rank = f.int_in(dp, at, "powersgd_rank", 1, 1024);
+}
+
 DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::Node& holder, const std::string& path) {
   DataParallelConfig c;
   if (!f.has(holder, "data_parallel")) return c;
@@ -98,9 +122,10 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   f.require_known_keys(dp, at,
                        {"strategy", "library", "bucket_cap_mb", "first_bucket_mb", "cycle_time_ms", "overlap",
                         "servers", "placement", "sharding", "mode", "staleness_bound", "backup_workers", "iterations",
-                        "server_memory_gbs"});
+                        "server_memory_gbs", "compression", "compression_density", "powersgd_rank"});
   c.strategy = read_choice(f, dp, at, "strategy", kDataParallelStrategies, c.strategy);
   read_server_fields(f, dp, at, c);
+  read_compression_fields(f, dp, at, c);
   c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);
   const bool horovod = c.library == AllreduceLibrary::horovod;
   constexpr double kMaxBucketMiB = 1 << 20;  // 1 TiB: larger than any model's gradients

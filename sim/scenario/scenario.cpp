@@ -73,6 +73,20 @@ const char* to_string(UpdateMode m) {
   return "?";
 }
 
+const char* to_string(GradientCompression c) {
+  switch (c) {
+    case GradientCompression::none: return "none";
+    case GradientCompression::fp16: return "fp16";
+    case GradientCompression::bf16: return "bf16";
+    case GradientCompression::int8: return "int8";
+    case GradientCompression::onebit: return "onebit";
+    case GradientCompression::topk: return "topk";
+    case GradientCompression::randomk: return "randomk";
+    case GradientCompression::powersgd: return "powersgd";
+  }
+  return "?";
+}
+
 const char* to_string(AllreduceLibrary l) {
   switch (l) {
     case AllreduceLibrary::nccl: return "nccl";

@@ -1,5 +1,6 @@
 #include "layer_model_costs.hpp"
 
+#include "gradient_compression.hpp"
 #include "kernel_launch.hpp"
 
 namespace dtsim {
@@ -106,7 +107,10 @@ std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std:
     const double cap = (buckets.empty() ? dp.first_bucket_mb : dp.bucket_cap_mb) * kMiB;
     const bool cycle_over = dp.cycle_time_ms > 0 && pending_s >= dp.cycle_time_ms * 1e-3;
     if (bytes >= cap || (cycle_over && bytes > 0) || (i == 0 && bytes > 0)) {
-      buckets.push_back({total_s > 0 ? pending_s / total_s : 0, bytes, int(i), last_layer});
+      buckets.push_back({.compute_share = total_s > 0 ? pending_s / total_s : 0,
+                         .bytes = bytes,
+                         .first_layer = int(i),
+                         .last_layer = last_layer});
       pending_s = 0;
       bytes = 0;
       last_layer = int(i) - 1;
@@ -142,6 +146,7 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
     for (GradientBucket& b : in.gradient_bucket_layout) b.compute_share = 0;
     in.gradient_bucket_layout.front().compute_share = 1;
   }
+  for (GradientBucket& b : in.gradient_bucket_layout) compress_gradient_bucket(s, compute, s.parallelism.dp, b);
   return in;
 }
 

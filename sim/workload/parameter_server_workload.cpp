@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gradient_compression.hpp"
 #include "layer_model_costs.hpp"
 
 namespace dtsim {
@@ -39,7 +40,7 @@ class ProgramWriter {
       }
       if (hierarchical(s_)) {
         node_collective(CollectiveKind::all_reduce, in_.gradient_bytes.front(), Phase::gradient_sync);
-        if (leader) push(0, it);
+        if (leader) push(0, it, whole_model_encode_s());
       }
       if (leader) prog_.tasks.push_back({.kind = TaskKind::ps_wait, .phase = Phase::gradient_sync, .iteration = it});
     }
@@ -53,7 +54,10 @@ class ProgramWriter {
                            .compute_s = pass.compute_s * share, .flops = pass.flops * share});
   }
 
-  void push(int bucket, int iteration) {
+  // Encodes the bucket's gradients (compression) and sends them.
+  void push(int bucket, int iteration, double encode_s) {
+    if (encode_s > 0)
+      prog_.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::backward, .compute_s = encode_s});
     prog_.tasks.push_back(
         {.kind = TaskKind::ps_push, .phase = Phase::gradient_sync, .iteration = iteration, .ps_bucket = bucket});
   }
@@ -64,9 +68,17 @@ class ProgramWriter {
     for (size_t b = 0; b < in_.gradient_bucket_layout.size(); ++b) {
       compute(in_.backward.front(), Phase::backward, mb, in_.gradient_bucket_layout[b].compute_share);
       done += in_.gradient_bucket_layout[b].compute_share;
-      push(int(b), iteration);
+      push(int(b), iteration, in_.gradient_bucket_layout[b].encode_s);
     }
     compute(in_.backward.front(), Phase::backward, mb, 1 - done);
+  }
+
+  // Hierarchical: the node's leader encodes all the gradients at once; encoding streams through
+  // memory, so that costs what the buckets' encodings add up to.
+  double whole_model_encode_s() const {
+    double t = 0;
+    for (const GradientBucket& b : in_.gradient_bucket_layout) t += b.encode_s;
+    return t;
   }
 
   void node_collective(CollectiveKind kind, double bytes, Phase phase) {
@@ -120,6 +132,8 @@ ParameterServers parameter_servers(const Scenario& s, const std::vector<Gradient
   ps.iterations = dp.iterations > 0 ? dp.iterations : kParameterServerIterations;
   ps.apply_bytes_per_byte = optimizer_bytes_per_parameter(s.layer_model->optimizer) / kLayerModelGradientBytes;
   ps.cpu_memory_Bps = dp.server_memory_gbs * 1e9;
+  ps.push_wire_share = push_wire_share(dp);
+  ps.decode_bytes_per_byte = server_decode_bytes_per_byte(dp);
   return ps;
 }
 
@@ -128,7 +142,7 @@ Workload assemble_parameter_server_workload(const Scenario& s, const WorkloadInp
   std::vector<GradientBucket> pushes = in.gradient_bucket_layout;
   if (hierarchical(s) || pushes.empty()) {  // one push of everything after the node's all-reduce
     const int layers = int(s.layer_model->graph.layers.size());
-    pushes = {{1.0, in.gradient_bytes.front(), 0, layers - 1}};
+    pushes = {{.compute_share = 1, .bytes = in.gradient_bytes.front(), .first_layer = 0, .last_layer = layers - 1}};
   }
   w.servers = parameter_servers(s, pushes);
   w.collective_sm_share = in.collective_sm_share;

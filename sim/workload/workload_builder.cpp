@@ -206,9 +206,26 @@ class ProgramBuilder {
     for (const GradientBucket& b : in_.gradient_bucket_layout) {
       compute(b.compute_share);
       share_done += b.compute_share;
-      collective({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, true}, Phase::gradient_sync, -1);
+      if (b.encode_s > 0)
+        prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb, .compute_s = b.encode_s});
+      if (b.exchange.empty())
+        collective({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, true}, Phase::gradient_sync, -1);
+      for (const ExchangeStep& step : b.exchange) {
+        if (step.bytes > 0) collective({GroupRole::dp, step.collective, 1, step.bytes, true}, Phase::gradient_sync, -1);
+        if (step.compute_s > 0) stream_compute(step.compute_s);
+      }
     }
     compute(1 - share_done);  // layers before the first with parameters
+  }
+
+  // GPU work queued on the communication stream behind the collective before it (a compressed
+  // bucket's decoding); like the collectives it is waited for by the optimizer.
+  void stream_compute(double compute_s) {
+    const int group = groups_.of(GroupRole::dp, rank_);
+    if (group < 0) return;  // one replica: nothing was exchanged
+    prog_.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::gradient_sync, .compute_s = compute_s,
+                           .group = group, .overlapped = true});
+    ++overlapped_issued_;
   }
 
   void add_optimizer() {

@@ -40,12 +40,26 @@ struct StagePass {
   std::vector<PassCollective> collectives;
 };
 
+// One step of a compressed bucket's exchange on the communication stream: a collective over the
+// data-parallel group (bytes > 0, nccl-tests' size) or GPU work that needs the collective before
+// it (decoding, PowerSGD's second product).
+struct ExchangeStep {
+  CollectiveKind collective = CollectiveKind::all_reduce;
+  double bytes = 0;
+  double compute_s = 0;
+};
+
 // A gradient bucket of the last backward pass, in the order the pass fills them: the share of
 // that pass's compute from the previous bucket's last gradient to its own, and its size.
 struct GradientBucket {
   double compute_share = 0;
   double bytes = 0;
   int first_layer = 0, last_layer = 0;  // layer models: the layers whose gradients it holds
+  // Gradient compression (gradient_compression.hpp): encode_s runs on the compute stream once
+  // the bucket is ready, then the exchange on the communication stream; an empty exchange is one
+  // all-reduce of `bytes`.
+  double encode_s = 0;
+  std::vector<ExchangeStep> exchange = {};
 };
 
 // Everything the program assembly needs; tests can fill it by hand. Passes are indexed by
