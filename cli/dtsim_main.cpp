@@ -19,6 +19,7 @@
 
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
+#include "compare_command.hpp"
 #include "flag_values.hpp"
 #include "goodput_command.hpp"
 #include "input_error.hpp"
@@ -141,6 +142,11 @@ int main(int argc, char** argv) {
   CLI::App* sweep = app.add_subcommand("sweep", "simulate a scenario over GPU counts or values of one field, in parallel");
   SweepOptions& sweep_options = add_sweep_options(*sweep, kDefaultScenario.string());
 
+  CLI::App* compare =
+      app.add_subcommand("compare-strategies", "one model and cluster with every data-parallel strategy, side by side");
+  CompareOptions& compare_options =
+      add_compare_options(*compare, (kSourceDir / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string());
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -158,6 +164,7 @@ int main(int argc, char** argv) {
     if (*plan) return run_plan_command(plan_options);
     if (*goodput) return run_goodput_command(goodput_options);
     if (*sweep) return run_sweep_command(sweep_options);
+    if (*compare) return run_compare_command(compare_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -378,7 +378,10 @@ SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
 
 std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>& scenarios, int parallel,
                                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome,
-                                             const std::atomic<bool>* cancel) {
+                                             const std::atomic<bool>* cancel, const SimulationOptions& options) {
+  SimulationOptions recording = options;
+  recording.cancel = nullptr;
+  recording.on_progress = nullptr;
   std::vector<SimulationOutcome> outcomes(scenarios.size());
   auto report = [&](size_t i) {
     if (on_outcome) on_outcome(i, outcomes[i]);
@@ -391,7 +394,7 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
     while (!cancelled && next < scenarios.size() && running.size() < size_t(std::max(1, parallel))) {
       const size_t i = next++;
       try {
-        running.emplace_back(i, ChildSimulation(scenarios[i].scenario.name, simulation_body(scenarios[i], {})));
+        running.emplace_back(i, ChildSimulation(scenarios[i].scenario.name, simulation_body(scenarios[i], recording)));
       } catch (const std::exception& e) {
         outcomes[i].error = e.what();
         report(i);

@@ -58,10 +58,11 @@ struct SimulationOutcome {
 };
 // `on_outcome`, if given, is called with each outcome as soon as it is known (in order of the
 // scenarios); with `cancel` set, the running children are killed and the call returns what it has.
+// `options` says what each records (its cancel and on_progress are not used).
 std::vector<SimulationOutcome> simulate_many(
     const std::vector<ResolvedScenario>& scenarios, int parallel,
     const std::function<void(size_t index, const SimulationOutcome&)>& on_outcome = {},
-    const std::atomic<bool>* cancel = nullptr);
+    const std::atomic<bool>* cancel = nullptr, const SimulationOptions& options = {});
 
 // Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,
 // every GPU host at `gpu_speed_flops`, with `events` applied.

@@ -84,15 +84,26 @@ LaunchedPasses launched(const LayerModelPass& p, bool cuda_graphs) {
 
 }  // namespace
 
-double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
-  if (!s.reference) return 1;
+namespace {
+
+double modelled_single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
   const LayerModelPass p = layer_model_pass(s, compute);
   const LaunchedPasses l = launched(p, s.training.cuda_graphs);
-  const int micro_batches = s.micro_batches_per_replica();
-  const double modelled_s = micro_batches * (l.forward_s + l.backward_s) + p.optimizer_s;
-  const double samples_per_gpu = double(micro_batches) * s.training.micro_batch;
+  return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) + p.optimizer_s;
+}
+
+}  // namespace
+
+double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
+  if (!s.reference) return 1;
+  const double modelled_s = modelled_single_gpu_step_s(s, compute);
+  const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
   const double measured_s = samples_per_gpu / s.reference->samples_per_s;
   return modelled_s > 0 ? measured_s / modelled_s : 1;
+}
+
+double single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
+  return modelled_single_gpu_step_s(s, compute) * reference_compute_scale(s, compute);
 }
 
 std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,

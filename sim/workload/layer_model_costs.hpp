@@ -40,6 +40,9 @@ LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute);
 // Multiplier on every compute time so that one GPU's modelled step (all micro-batches and the
 // optimizer) takes what s.reference measured; 1 without a reference.
 double reference_compute_scale(const Scenario& s, const ComputeModel& compute);
+// That step of one GPU training alone (no communication), scaled: with a reference, exactly the
+// time the reference's rate gives its samples.
+double single_gpu_step_s(const Scenario& s, const ComputeModel& compute);
 
 // PyTorch DDP's buckets (or Horovod's fusions) in the order the backward pass fills them:
 // parameters in reverse layer order, a bucket closed once it holds `first_bucket_mb` (the first) or

@@ -97,26 +97,44 @@ class ProgramWriter {
 
 }  // namespace
 
+namespace {
+
+int server_count(const Scenario& s) {
+  return s.data_parallel.servers > 0 ? s.data_parallel.servers : s.cluster.nodes;
+}
+
+}  // namespace
+
+std::vector<int> tensor_servers(const Scenario& s) {
+  const LayerGraph& g = s.layer_model->graph;
+  const int count = server_count(s);
+  std::vector<int> server_of(g.layers.size(), -1);
+  std::vector<double> held_bytes(size_t(count), 0);
+  int tensors = 0;
+  for (size_t l = 0; l < g.layers.size(); ++l) {
+    if (g.layers[l].parameters <= 0) continue;
+    const int to = s.data_parallel.sharding == TensorSharding::round_robin
+                       ? tensors % count
+                       : int(std::min_element(held_bytes.begin(), held_bytes.end()) - held_bytes.begin());
+    ++tensors;
+    server_of[l] = to;
+    held_bytes[size_t(to)] += g.layers[l].parameters * kLayerModelGradientBytes;
+  }
+  return server_of;
+}
+
 ParameterServers parameter_servers(const Scenario& s, const std::vector<GradientBucket>& buckets) {
   const DataParallelConfig& dp = s.data_parallel;
   const LayerGraph& g = s.layer_model->graph;
   const int nodes = s.cluster.nodes, gpus_per_node = s.cluster.topology.node.gpus;
-  const int count = dp.servers > 0 ? dp.servers : nodes;
+  const int count = server_count(s);
   ParameterServers ps;
   for (int i = 0; i < count; ++i)
     ps.nodes.push_back(dp.placement == ServerPlacement::colocated ? i % nodes : nodes + i);
-  std::vector<int> server_of(g.layers.size(), -1);
+  const std::vector<int> server_of = tensor_servers(s);
   ps.shard_bytes.assign(size_t(count), 0);
-  int tensors = 0;
-  for (size_t l = 0; l < g.layers.size(); ++l) {
-    if (g.layers[l].parameters <= 0) continue;
-    const int to = dp.sharding == TensorSharding::round_robin
-                       ? tensors % count
-                       : int(std::min_element(ps.shard_bytes.begin(), ps.shard_bytes.end()) - ps.shard_bytes.begin());
-    ++tensors;
-    server_of[l] = to;
-    ps.shard_bytes[size_t(to)] += g.layers[l].parameters * kLayerModelGradientBytes;
-  }
+  for (size_t l = 0; l < g.layers.size(); ++l)
+    if (server_of[l] >= 0) ps.shard_bytes[size_t(server_of[l])] += g.layers[l].parameters * kLayerModelGradientBytes;
   for (const GradientBucket& b : buckets) {
     std::vector<double>& to = ps.bucket_bytes.emplace_back(size_t(count), 0.0);
     for (int i = b.first_layer; i <= b.last_layer; ++i)

@@ -1,0 +1,218 @@
+#include "strategy_comparison.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "input_error.hpp"
+#include "layer_model_costs.hpp"
+#include "parameter_server_workload.hpp"
+#include "report.hpp"
+#include "resolved_scenario.hpp"
+#include "simulation.hpp"
+
+namespace dtsim {
+
+namespace {
+
+std::string describe(const DataParallelConfig& dp) {
+  std::string text = to_string(dp.strategy);
+  text += " ";
+  text += dp.uses_servers() ? to_string(dp.mode) : to_string(dp.library);
+  if (dp.compression != GradientCompression::none) text += fmt::format(" + {}", to_string(dp.compression));
+  return text;
+}
+
+DataParallelConfig compressed(GradientCompression c) {
+  DataParallelConfig dp;
+  dp.compression = c;
+  return dp;
+}
+
+// Below this share of the iteration, communication is hidden: the compute sets the pace.
+constexpr double kExposedShareOfNote = 0.05;
+
+std::string link_words(const LinkUsage& l) {
+  switch (l.role) {
+    case LinkRole::nic: return fmt::format("node {}'s NIC {}", l.node, l.nic);
+    case LinkRole::nvlink: return fmt::format("GPU {}'s NVLink", l.gpu);
+    case LinkRole::pcie: return fmt::format("GPU {}'s PCIe link", l.gpu);
+    case LinkRole::fabric: break;
+  }
+  return "fabric link " + l.name;
+}
+
+// The link whose busier direction carried the most for its bandwidth, over `span_s` of simulated
+// time; of links as busy as each other (a NIC and the switch port behind it), a named one.
+std::string busiest_link(const std::vector<LinkUsage>& links, double span_s) {
+  const LinkUsage* busiest = nullptr;
+  auto busier = [&](const LinkUsage& l) {
+    const double a = l.utilisation(span_s), b = busiest->utilisation(span_s);
+    if (std::abs(a - b) <= 1e-9 * std::max(a, b))
+      return busiest->role == LinkRole::fabric && l.role != LinkRole::fabric;
+    return a > b;
+  };
+  for (const LinkUsage& l : links)
+    if (!busiest || busier(l)) busiest = &l;
+  if (!busiest || busiest->utilisation(span_s) <= 0) return "no link carried data";
+  return fmt::format("busiest link {} at {:.0f}%", link_words(*busiest),
+                     100 * std::min(1.0, busiest->utilisation(span_s)));
+}
+
+// The server receiving the most and the largest tensor it holds (parameter servers).
+std::string busiest_server(const Scenario& s, const ServerSummary& servers) {
+  const LayerGraph& g = s.layer_model->graph;
+  const std::vector<int> server_of = tensor_servers(s);
+  const Layer* largest = nullptr;
+  for (size_t l = 0; l < g.layers.size(); ++l)
+    if (server_of[l] == servers.busiest_server && (!largest || g.layers[l].parameters > largest->parameters))
+      largest = &g.layers[l];
+  std::string text = fmt::format("server {} receives {:.3f} GB per iteration", servers.busiest_server,
+                                 servers.busiest_received_bytes / 1e9);
+  if (largest)
+    text += fmt::format(" (it holds {}, {:.0f} MB)", largest->name,
+                        largest->parameters * kLayerModelGradientBytes / 1e6);
+  return text;
+}
+
+StrategyOutcome outcome_of(const StrategyVariant& v, const ResolvedScenario& r, const SimulationOutcome& o,
+                           double single_gpu_samples_per_s) {
+  StrategyOutcome out;
+  out.strategy = v.name;
+  if (!o.result) {
+    out.error = o.error;
+    return out;
+  }
+  const Report rep = make_report(r, *o.result);
+  out.iteration_s = rep.iteration_s;
+  out.samples_per_s = rep.samples_per_s;
+  out.scaling_efficiency = rep.samples_per_s / (rep.gpus * single_gpu_samples_per_s);
+  out.compute_s = rep.mean_breakdown.compute_s;
+  out.exposed_communication_s = rep.mean_breakdown.communication_s;
+  // Means over GPUs and iterations can leave a rounding remainder below zero.
+  out.other_s = std::max(0.0, rep.mean_breakdown.other_s + rep.mean_breakdown.bubble_s);
+  const double span_s = rep.iteration_s * std::max(1, o.result->engine.iterations);
+  std::vector<std::string> parts;
+  if (out.exposed_communication_s < kExposedShareOfNote * out.iteration_s)
+    parts.push_back("compute-bound: communication hidden");
+  if (rep.servers) parts.push_back(busiest_server(r.scenario, *rep.servers));
+  parts.push_back(busiest_link(o.result->links, span_s));
+  for (const std::string& p : parts) out.bottleneck += (out.bottleneck.empty() ? "" : "; ") + p;
+  return out;
+}
+
+}  // namespace
+
+std::vector<StrategyVariant> strategy_variants(const Scenario& s) {
+  const DataParallelConfig& own = s.data_parallel;
+  DataParallelConfig horovod;
+  horovod.library = AllreduceLibrary::horovod;
+  horovod.bucket_cap_mb = horovod.first_bucket_mb = kHorovodFusionThresholdMiB;
+  horovod.cycle_time_ms = kHorovodCycleTimeMs;
+  // Parameter servers as the scenario places them, or one per node, colocated.
+  DataParallelConfig servers = own.uses_servers() ? own : DataParallelConfig{};
+  servers.strategy = DataParallelStrategy::parameter_server;
+  servers.compression = GradientCompression::none;
+  servers.mode = UpdateMode::sync;
+  servers.staleness_bound = servers.backup_workers = 0;
+  DataParallelConfig async = servers, hierarchical = servers;
+  async.mode = UpdateMode::async;
+  hierarchical.strategy = DataParallelStrategy::hierarchical;
+  const DataParallelConfig others[] = {DataParallelConfig{},
+                                       horovod,
+                                       compressed(GradientCompression::fp16),
+                                       compressed(GradientCompression::powersgd),
+                                       compressed(GradientCompression::topk),
+                                       servers,
+                                       async,
+                                       hierarchical};
+  std::vector<StrategyVariant> variants = {{describe(own) + " (the scenario's)", own}};
+  for (const DataParallelConfig& dp : others)
+    if (describe(dp) != describe(own)) variants.push_back({describe(dp), dp});
+  return variants;
+}
+
+StrategyComparison compare_strategies(const Scenario& s, int parallel) {
+  if (!s.layer_model)
+    throw InputError({s.source_file.string(), 0, "model",
+                      "a layer-graph model (zoo or layers_file): compare-strategies compares how data-parallel "
+                      "replicas synchronise",
+                      "a transformer model"});
+  const ResolvedScenario base = resolve_scenario(s);
+  StrategyComparison c;
+  c.scenario = s.name;
+  c.model = s.layer_model->graph.name;
+  c.gpu = s.cluster.gpu;
+  c.sample_unit = s.layer_model->graph.sample_unit;
+  c.gpus = s.gpu_count();
+  c.nodes = s.cluster.nodes;
+  const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
+  c.single_gpu_samples_per_s = samples_per_gpu / single_gpu_step_s(s, base.compute);
+  c.single_gpu_measured = s.reference.has_value();
+
+  const std::vector<StrategyVariant> variants = strategy_variants(s);
+  std::vector<ResolvedScenario> resolved;
+  for (const StrategyVariant& v : variants) {
+    Scenario variant = s;
+    variant.data_parallel = v.data_parallel;
+    resolved.push_back(resolve_variant(base, variant));
+  }
+  SimulationOptions options;
+  options.record_link_usage = true;
+  const std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
+  for (size_t i = 0; i < variants.size(); ++i)
+    c.rows.push_back(outcome_of(variants[i], resolved[i], outcomes[i], c.single_gpu_samples_per_s));
+  return c;
+}
+
+std::string format_strategy_comparison(const StrategyComparison& c) {
+  std::string out = fmt::format("compare-strategies  {}: {} on {} x {} ({} nodes)\n", c.scenario, c.model, c.gpus,
+                                c.gpu, c.nodes);
+  out += fmt::format("one GPU alone       {:.1f} {}s/s ({})\n", c.single_gpu_samples_per_s, c.sample_unit,
+                     c.single_gpu_measured ? "the scenario's reference" : "the device model, no communication");
+  out += fmt::format("\n{:<40} {:>11} {:>12} {:>8} {:>9} {:>9} {:>9}\n", "strategy", "iteration",
+                     c.sample_unit + "s/s", "scaling", "compute", "exposed", "other");
+  for (const StrategyOutcome& r : c.rows) {
+    if (!r.error.empty()) {
+      out += fmt::format("{:<40} not simulated: {}\n", r.strategy, r.error);
+      continue;
+    }
+    out += fmt::format("{:<40} {:>9.4f} s {:>12.1f} {:>7.1f}% {:>9.4f} {:>9.4f} {:>9.4f}\n", r.strategy, r.iteration_s,
+                       r.samples_per_s, 100 * r.scaling_efficiency, r.compute_s, r.exposed_communication_s, r.other_s);
+  }
+  out += "(compute, exposed communication and other: seconds per iteration, mean over GPUs; scaling: against "
+         "the GPUs training alone)\n\nwhat limits each\n";
+  for (const StrategyOutcome& r : c.rows)
+    if (r.error.empty()) out += fmt::format("  {:<38} {}\n", r.strategy, r.bottleneck);
+  return out;
+}
+
+nlohmann::json strategy_comparison_to_json(const StrategyComparison& c) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const StrategyOutcome& r : c.rows) {
+    if (!r.error.empty()) {
+      rows.push_back({{"strategy", r.strategy}, {"error", r.error}});
+      continue;
+    }
+    rows.push_back({{"strategy", r.strategy},
+                    {"iteration_time_s", r.iteration_s},
+                    {"samples_per_s", r.samples_per_s},
+                    {"scaling_efficiency", r.scaling_efficiency},
+                    {"compute_s", r.compute_s},
+                    {"exposed_communication_s", r.exposed_communication_s},
+                    {"other_s", r.other_s},
+                    {"bottleneck", r.bottleneck}});
+  }
+  return {{"scenario", c.scenario},
+          {"model", c.model},
+          {"gpu", c.gpu},
+          {"gpus", c.gpus},
+          {"nodes", c.nodes},
+          {"sample_unit", c.sample_unit},
+          {"single_gpu_samples_per_s", c.single_gpu_samples_per_s},
+          {"single_gpu_measured", c.single_gpu_measured},
+          {"strategies", rows}};
+}
+
+}  // namespace dtsim

@@ -1,0 +1,45 @@
+#pragma once
+// `dtsim compare-strategies`: one layer-graph model on one cluster trained with each way of
+// synchronising its data-parallel replicas (DDP, Horovod, compressed all-reduce, parameter servers
+// sync and async, hierarchical), side by side: throughput, scaling efficiency against one GPU
+// alone, where the time goes and what limits it.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct StrategyVariant {
+  std::string name;  // "allreduce nccl", "parameter_server async", ...
+  DataParallelConfig data_parallel;
+};
+// The strategies compared: the scenario's own data_parallel section first, then the others.
+// Parameter-server variants keep the scenario's server fields when it has servers.
+std::vector<StrategyVariant> strategy_variants(const Scenario& s);
+
+struct StrategyOutcome {
+  std::string strategy;
+  std::string error;  // why it was not simulated; empty when it was
+  double iteration_s = 0, samples_per_s = 0;
+  double scaling_efficiency = 0;  // samples_per_s / (GPUs x one GPU's rate)
+  // Mean over GPUs, per iteration.
+  double compute_s = 0, exposed_communication_s = 0, other_s = 0;
+  std::string bottleneck;  // what limits it, in words
+};
+
+struct StrategyComparison {
+  std::string scenario, model, gpu, sample_unit;
+  int gpus = 0, nodes = 0;
+  double single_gpu_samples_per_s = 0;  // one GPU training alone
+  bool single_gpu_measured = false;     // the scenario's reference (else the device model)
+  std::vector<StrategyOutcome> rows;
+};
+
+// Throws InputError when the scenario's model is not a layer graph.
+StrategyComparison compare_strategies(const Scenario& s, int parallel);
+std::string format_strategy_comparison(const StrategyComparison& c);
+nlohmann::json strategy_comparison_to_json(const StrategyComparison& c);
+
+}  // namespace dtsim
