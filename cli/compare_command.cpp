@@ -20,11 +20,6 @@ namespace dtsim {
 
 namespace {
 
-void write_output(const std::string& flag, const std::string& file, const std::string& content) {
-  write_output_file(flag, file, content);
-  std::cout << fmt::format("{} written to {}\n", flag.substr(2), file);
-}
-
 #ifdef DTSIM_WITH_PLOT
 
 // "allreduce nccl + fp16 (the scenario's)" -> "DDP+fp16": short enough for a tick label.
@@ -76,23 +71,16 @@ CompareOptions& add_compare_options(CLI::App& command, const std::string& defaul
 }
 
 int run_compare_command(const CompareOptions& options) {
-  for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--png", options.png_file},
-                                   std::pair<std::string, std::string>{"--svg", options.svg_file}})
-    if (!file.empty() && !sweep_plots_available())
-      flag_error(flag, "a dtsim built with Qt 6 (Gui, Svg) for charts",
-                 "a build without it: Qt 6 was not found at build time (install qt6-base-dev qt6-svg-dev and "
-                 "rebuild)");
+  check_chart_flags(options.png_file, options.svg_file, sweep_plots_available());
   check_output_path("--json", options.json_file);
-  check_output_path("--png", options.png_file);
-  check_output_path("--svg", options.svg_file);
   const int parallel = int(std::max(1u, std::thread::hardware_concurrency()));
   const StrategyComparison c = compare_strategies(load_scenario(options.scenario), parallel);
   std::cout << format_strategy_comparison(c);
   if (!options.json_file.empty())
-    write_output("--json", options.json_file, strategy_comparison_to_json(c).dump(2) + "\n");
+    write_announced_output("--json", options.json_file, strategy_comparison_to_json(c).dump(2) + "\n");
 #ifdef DTSIM_WITH_PLOT
-  if (!options.png_file.empty()) write_output("--png", options.png_file, plot::render_png(chart_of(c)));
-  if (!options.svg_file.empty()) write_output("--svg", options.svg_file, plot::render_svg(chart_of(c)));
+  if (!options.png_file.empty()) write_announced_output("--png", options.png_file, plot::render_png(chart_of(c)));
+  if (!options.svg_file.empty()) write_announced_output("--svg", options.svg_file, plot::render_svg(chart_of(c)));
 #endif
   return 0;
 }

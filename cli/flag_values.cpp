@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <utility>
 
 #include "atomic_file.hpp"
 #include "input_error.hpp"
@@ -46,6 +48,22 @@ void check_output_path(const std::string& flag, const std::string& file) {
 
 void write_output_file(const std::string& flag, const std::string& file, const std::string& content) {
   if (!write_file_atomically(file, content)) flag_error(flag, "a writable file path", file);
+}
+
+void write_announced_output(const std::string& flag, const std::string& file, const std::string& content) {
+  write_output_file(flag, file, content);
+  std::cout << fmt::format("{} written to {}\n", flag.substr(2), file);
+}
+
+void check_chart_flags(const std::string& png_file, const std::string& svg_file, bool charts_available) {
+  for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--png", png_file},
+                                   std::pair<std::string, std::string>{"--svg", svg_file}}) {
+    if (!file.empty() && !charts_available)
+      flag_error(flag, "a dtsim built with Qt 6 (Gui, Svg) for charts",
+                 "a build without it: Qt 6 was not found at build time (install qt6-base-dev qt6-svg-dev and "
+                 "rebuild)");
+    check_output_path(flag, file);
+  }
 }
 
 }  // namespace dtsim

@@ -20,5 +20,10 @@ double number_flag(const std::string& flag, const std::string& text, double mini
 void check_output_path(const std::string& flag, const std::string& file);
 // Writes `content` whole (a temporary file renamed over `file`) or throws naming the flag.
 void write_output_file(const std::string& flag, const std::string& file, const std::string& content);
+// The same, then "<flag without dashes> written to FILE" on stdout.
+void write_announced_output(const std::string& flag, const std::string& file, const std::string& content);
+// --png and --svg of a command that draws a chart: an error naming the flag when given to a build
+// without charts (Qt 6 not found), and each path checked (check_output_path) before the work.
+void check_chart_flags(const std::string& png_file, const std::string& svg_file, bool charts_available);
 
 }  // namespace dtsim

@@ -47,11 +47,6 @@ PlotSize plot_size_flag(const std::string& text) {
   return {number(text.substr(0, x)), number(text.substr(x + 1))};
 }
 
-void write_output(const std::string& flag, const std::string& file, const std::string& content) {
-  write_output_file(flag, file, content);
-  std::cout << fmt::format("{} written to {}\n", flag.substr(2), file);
-}
-
 SweepRequest request_from(const SweepOptions& o) {
   SweepRequest r;
   r.scenario_file = o.scenario;
@@ -158,28 +153,21 @@ SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_sc
 }
 
 int run_sweep_command(const SweepOptions& options) {
-  for (const auto& [flag, file] : {std::pair<std::string, std::string>{"--png", options.png_file},
-                                   std::pair<std::string, std::string>{"--svg", options.svg_file}})
-    if (!file.empty() && !sweep_plots_available())
-      flag_error(flag, "a dtsim built with Qt 6 (Gui, Svg) for charts",
-                 "a build without it: Qt 6 was not found at build time (install qt6-base-dev qt6-svg-dev and "
-                 "rebuild)");
+  check_chart_flags(options.png_file, options.svg_file, sweep_plots_available());
   const PlotSize size = plot_size_flag(options.plot_size);
   check_output_path("--csv", options.csv_file);
   check_output_path("--json", options.json_file);
-  check_output_path("--png", options.png_file);
-  check_output_path("--svg", options.svg_file);
   const SweepRequest request = request_from(options);
 
   const SweepResult result = run_sweep(request);
   std::cout << format_sweep_table(result);
-  if (!options.csv_file.empty()) write_output("--csv", options.csv_file, sweep_to_csv(result));
-  if (!options.json_file.empty()) write_output("--json", options.json_file, sweep_to_json(result).dump(2) + "\n");
+  if (!options.csv_file.empty()) write_announced_output("--csv", options.csv_file, sweep_to_csv(result));
+  if (!options.json_file.empty()) write_announced_output("--json", options.json_file, sweep_to_json(result).dump(2) + "\n");
 #ifdef DTSIM_WITH_PLOT
   if (!options.png_file.empty() || !options.svg_file.empty()) {
     const plot::LineChart chart = chart_of(result, size);
-    if (!options.png_file.empty()) write_output("--png", options.png_file, plot::render_png(chart));
-    if (!options.svg_file.empty()) write_output("--svg", options.svg_file, plot::render_svg(chart));
+    if (!options.png_file.empty()) write_announced_output("--png", options.png_file, plot::render_png(chart));
+    if (!options.svg_file.empty()) write_announced_output("--svg", options.svg_file, plot::render_svg(chart));
   }
 #else
   (void)size;
