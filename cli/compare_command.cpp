@@ -43,10 +43,10 @@ plot::LineChart chart_of(const StrategyComparison& c) {
   chart.x_label = "strategy";
   plot::Panel throughput{"Throughput", c.sample_unit + "s/s", {}};
   plot::Panel scaling{"Scaling efficiency (against the GPUs training alone)", "%", {}};
+  const double none = std::numeric_limits<double>::quiet_NaN();
   for (const StrategyOutcome& r : c.rows) {
     chart.x_labels.push_back(tick_label(r.strategy));
     chart.x_notes.push_back(r.error.empty() ? "" : "not simulated");
-    const double none = std::numeric_limits<double>::quiet_NaN();
     throughput.y.push_back(r.error.empty() ? r.samples_per_s : none);
     scaling.y.push_back(r.error.empty() ? 100 * r.scaling_efficiency : none);
   }
@@ -79,8 +79,11 @@ int run_compare_command(const CompareOptions& options) {
   if (!options.json_file.empty())
     write_announced_output("--json", options.json_file, strategy_comparison_to_json(c).dump(2) + "\n");
 #ifdef DTSIM_WITH_PLOT
-  if (!options.png_file.empty()) write_announced_output("--png", options.png_file, plot::render_png(chart_of(c)));
-  if (!options.svg_file.empty()) write_announced_output("--svg", options.svg_file, plot::render_svg(chart_of(c)));
+  if (!options.png_file.empty() || !options.svg_file.empty()) {
+    const plot::LineChart chart = chart_of(c);
+    if (!options.png_file.empty()) write_announced_output("--png", options.png_file, plot::render_png(chart));
+    if (!options.svg_file.empty()) write_announced_output("--svg", options.svg_file, plot::render_svg(chart));
+  }
 #endif
   return 0;
 }

@@ -162,7 +162,8 @@ int run_sweep_command(const SweepOptions& options) {
   const SweepResult result = run_sweep(request);
   std::cout << format_sweep_table(result);
   if (!options.csv_file.empty()) write_announced_output("--csv", options.csv_file, sweep_to_csv(result));
-  if (!options.json_file.empty()) write_announced_output("--json", options.json_file, sweep_to_json(result).dump(2) + "\n");
+  if (!options.json_file.empty())
+    write_announced_output("--json", options.json_file, sweep_to_json(result).dump(2) + "\n");
 #ifdef DTSIM_WITH_PLOT
   if (!options.png_file.empty() || !options.svg_file.empty()) {
     const plot::LineChart chart = chart_of(result, size);

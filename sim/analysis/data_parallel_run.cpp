@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "device_spec.hpp"
+#include "enum_names.hpp"
 #include "layer_model_section.hpp"
 #include "scenario_consistency.hpp"
 #include "size_limits.hpp"
@@ -65,7 +68,8 @@ std::string data_parallel_run_skip_reason(const YamlFields& f, const YAML::Node&
   if (!f.has(run, "gpu")) return "GPU unpublished";
   if (!f.has(run, "training") || !f.has(run["training"], "batch_per_gpu")) return "batch per GPU unpublished";
   const std::string strategy = raw_field(run, "data_parallel", "strategy");
-  if (!strategy.empty() && strategy != "allreduce" && strategy != "parameter_server" && strategy != "hierarchical")
+  const std::vector<std::string> modelled = names_of(kDataParallelStrategies);
+  if (!strategy.empty() && std::find(modelled.begin(), modelled.end(), strategy) == modelled.end())
     return fmt::format("strategy {} not modelled yet", strategy);
   if (raw_field(run, "data_parallel", "library") == "mpi") return "MPI (CPU) all-reduce not modelled yet";
   const std::string reference_gpus = raw_field(run, "reference", "gpus");

@@ -26,8 +26,6 @@ double quantised_bytes(GradientCompression c) {
   }
 }
 
-bool is_cast(GradientCompression c) { return c == GradientCompression::fp16 || c == GradientCompression::bf16; }
-
 class BucketCodec {
  public:
   BucketCodec(const Scenario& s, const ComputeModel& compute, int ranks, GradientBucket& b)
@@ -148,10 +146,9 @@ double push_wire_share(const DataParallelConfig& dp) {
 
 double server_decode_bytes_per_byte(const DataParallelConfig& dp) {
   if (dp.compression == GradientCompression::none) return 0;
-  if (is_cast(dp.compression) || dp.compression == GradientCompression::int8 ||
-      dp.compression == GradientCompression::onebit)
-    return push_wire_share(dp) + 1;  // read the code, write fp32
-  return 1 + 2 * push_wire_share(dp);  // sparse: zero the buffer, scatter the pairs
+  const bool sparse = dp.compression == GradientCompression::topk || dp.compression == GradientCompression::randomk;
+  // Quantised: read the code, write fp32. Sparse: zero the buffer, scatter the pairs.
+  return sparse ? 1 + 2 * push_wire_share(dp) : 1 + push_wire_share(dp);
 }
 
 WeightMatrix weight_matrix(const Layer& l) {

@@ -20,6 +20,10 @@ ServerUpdateMode update_mode(UpdateMode m) {
 
 bool hierarchical(const Scenario& s) { return s.data_parallel.strategy == DataParallelStrategy::hierarchical; }
 
+int server_count(const Scenario& s) {
+  return s.data_parallel.servers > 0 ? s.data_parallel.servers : s.cluster.nodes;
+}
+
 class ProgramWriter {
  public:
   ProgramWriter(const Scenario& s, const WorkloadInputs& in, const ParameterServers& servers, int rank)
@@ -94,14 +98,6 @@ class ProgramWriter {
   const int gpus_per_node_;
   RankProgram prog_;
 };
-
-}  // namespace
-
-namespace {
-
-int server_count(const Scenario& s) {
-  return s.data_parallel.servers > 0 ? s.data_parallel.servers : s.cluster.nodes;
-}
 
 }  // namespace
 
