@@ -10,6 +10,7 @@ inline QColor communication() { return QColor(0xF5, 0x85, 0x18); }      // orang
 inline QColor p2p() { return QColor(0xE4, 0x57, 0x56); }                // red: pipeline transfers
 inline QColor overlapped() { return QColor(0x72, 0xB7, 0xB2); }         // teal: comm stream, hidden
 inline QColor bubble() { return QColor(0xBA, 0xB0, 0xAC); }             // grey: waiting for a neighbour
+inline QColor input_wait() { return QColor(0xB2, 0x79, 0xA2); }         // mauve: waiting for data
 inline QColor other() { return QColor(0x9D, 0x75, 0x5D); }              // brown
 inline QColor failed() { return QColor(0xD6, 0x27, 0x28); }             // red outline: failed element
 inline QColor slowed() { return QColor(0xFF, 0xBF, 0x00); }             // amber outline: slowed element

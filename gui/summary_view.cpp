@@ -196,6 +196,7 @@ void SummaryView::refreshChart() {
   const Part parts[] = {{"compute", palette::compute(), &Breakdown::compute_s},
                         {"exposed communication", palette::communication(), &Breakdown::communication_s},
                         {"pipeline bubble", palette::bubble(), &Breakdown::bubble_s},
+                        {"waiting for data", palette::input_wait(), &Breakdown::input_wait_s},
                         {"other", palette::other(), &Breakdown::other_s}};
   auto* series = new QHorizontalStackedBarSeries;
   QStringList categories;

@@ -27,8 +27,8 @@ TEST(DataParallelValidation, PublishedRunsArePredictedWithinTheIssuesGoal) {
   const ValidationSummary& s = data_parallel_summary();
   ASSERT_GE(s.rows.size(), 33u);
   // Issue 18's goal: a mean absolute percentage error of at most 8%. The worst row, 16 V100 of a
-  // DGX-2 reading ImageNet at 17,250 images/s (TensorFlow, AMP), is 20% slower than predicted: the
-  // input pipeline, which dtsim does not model yet.
+  // DGX-2 reading ImageNet at 17,250 images/s (TensorFlow, AMP), is 20% slower than predicted:
+  // likely its input pipeline, whose storage and decode rates the source does not give.
   EXPECT_LE(s.mean_absolute_percentage_error, 8.0);
   for (const ValidationRow& r : s.rows) EXPECT_LE(r.relative_error, 0.21) << r.id;
 }
@@ -40,13 +40,24 @@ TEST(DataParallelValidation, SmallerDdpBucketsAreSlowerAsPublished) {
   EXPECT_GT(row("pt-ddp-rn101-16gpu-bucket1mb").predicted, row("pt-ddp-rn101-16gpu").predicted);
 }
 
+TEST(DataParallelValidation, MultiNodeRunsScaleFromTheirOneNodeReference) {
+  // DeepLearningExamples' BERT multi-node tables give each run's one-node rate; scaled from it,
+  // 4 to 64 nodes of DGX-1, DGX-2H and DGX A100 land within 9% of what was measured, and below
+  // perfect scaling of the reference (4 DGX-1 16G: 3,089.76 measured, 4 x 874.24 = 3,496.96).
+  for (const char* id :
+       {"dle-pt-bert-1907-multi-dgx1-16g-s128-amp-32gpu", "dle-pt-bert-1907-multi-dgx1-16g-s128-amp-128gpu",
+        "dle-pt-bert-1907-multi-dgx1-16g-s512-amp-128gpu", "dle-pt-bert-1907-multi-dgx2h-s128-amp-1024gpu",
+        "dle-pt-bert-1907-multi-dgx2h-s512-amp-1024gpu", "dle-pt-bert-2111-a100-multinode-s128-amp-64gpu",
+        "dle-pt-bert-2111-a100-multinode-s128-amp-256gpu", "dle-pt-bert-2111-a100-multinode-s512-amp-256gpu"})
+    EXPECT_LE(row(id).relative_error, 0.09) << id;
+  EXPECT_LT(row("dle-pt-bert-1907-multi-dgx1-16g-s128-amp-32gpu").predicted, 4 * 874.24);
+}
+
 TEST(DataParallelValidation, RunsTheModelCannotSimulateYetAreSkippedWithTheirReason) {
   const std::vector<std::string>& skipped = data_parallel_summary().skipped;
   for (const char* expected : {"tf17-aws-k80-rn50-synth-8gpu: strategy replicated not modelled yet",
                                "dle-pt-rn50-2103-dgx1-16g-fp32-8gpu: batch per GPU unpublished",
-                               "hvd17-16gpu-rn101-rdma-nccl: GPU unpublished",
-                               "dle-pt-bert-2111-a100-multinode-s128-amp-64gpu: reference measured on 8 GPUs "
-                               "not modelled yet"})
+                               "hvd17-16gpu-rn101-rdma-nccl: GPU unpublished"})
     EXPECT_NE(std::find(skipped.begin(), skipped.end(), expected), skipped.end()) << expected;
 }
 

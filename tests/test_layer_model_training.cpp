@@ -137,6 +137,57 @@ TEST(LayerModelTraining, WithoutOverlapBothBucketsWaitForTheWholeBackward) {
   EXPECT_NEAR(simulate(s).engine.iteration_s - 64.0 / 128, 2 * T, 2 * 0.3e-3);
 }
 
+// Two nodes of two GPUs joined by 100 GB/s NVLink (no latency), a reference measured on one
+// node: 2 x 64 images at `reference_samples_per_s`. Without overlap both 2 GB buckets all-reduce
+// after the backward pass; a 2-GPU ring sends S over NVLink: T = 2e9 B / 100 GB/s = 20 ms each.
+Scenario two_linear_with_a_node_reference(double reference_samples_per_s) {
+  Scenario s = two_linear_on_two_nodes(reference_samples_per_s);
+  s.cluster.topology.node.gpus = 2;
+  s.parallelism.dp = 4;
+  s.training.global_batch = 4 * 64;
+  s.data_parallel.overlap = false;
+  s.reference = ThroughputReference{2, reference_samples_per_s};
+  check_scenario_consistency(s);
+  return s;
+}
+
+TEST(LayerModelTraining, AReferenceOnOneNodeLeavesItsAllReducesOutOfTheComputeScale) {
+  // 128 images at 200 images/s: 0.64 s, of which the two 20 ms all-reduces are communication, so
+  // one GPU alone computes for 0.60 s (NCCL's latency, under 0.3 ms per all-reduce, aside).
+  const Scenario s = two_linear_with_a_node_reference(200);
+  const ResolvedScenario r = resolve_scenario(s);
+  EXPECT_NEAR(single_gpu_step_s(s, r.compute), 0.64 - 2 * 0.02, 2 * 0.3e-3);
+  // Simulating the reference's own run, one node of two GPUs, gives back the measured step.
+  Scenario reference_run = s;
+  reference_run.parallelism.dp = 2;
+  reference_run.training.global_batch = 2 * 64;
+  reference_run.cluster.nodes = 1;
+  EXPECT_NEAR(simulate(reference_run).engine.iteration_s, 0.64, 1e-3 * 0.64);
+  EXPECT_EQ(make_report(r, simulate(s)).reference_gpus, 2);
+}
+
+TEST(LayerModelTraining, AReferenceItsCommunicationAloneCannotReachIsAnError) {
+  // 128 images at 4000 images/s is a 32 ms step: shorter than the two 20 ms all-reduces.
+  const Scenario s = two_linear_with_a_node_reference(4000);
+  const InputErrorInfo e = test::error_of([&] { single_gpu_step_s(s, resolve_scenario(s).compute); });
+  EXPECT_EQ(e.field, "reference.samples_per_s");
+  EXPECT_NE(e.expected.find("all-reduce allows"), std::string::npos) << e.expected;
+}
+
+TEST(LayerModelTraining, AReferenceOnMoreGpusThanANodeOrWithServersIsAnError) {
+  Scenario s = two_linear_with_a_node_reference(200);
+  s.reference->gpus = 4;
+  const InputErrorInfo too_many = test::error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(too_many.field, "reference.gpus");
+  EXPECT_NE(too_many.expected.find("at most one node's GPUs (2)"), std::string::npos) << too_many.expected;
+  s.reference->gpus = 2;
+  s.data_parallel.strategy = DataParallelStrategy::parameter_server;
+  s.data_parallel.servers = 2;
+  const InputErrorInfo servers = test::error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(servers.field, "reference.gpus");
+  EXPECT_NE(servers.expected.find("1 with parameter servers"), std::string::npos) << servers.expected;
+}
+
 TEST(LayerModelFile, ReadsEachLayerAndKeepsNoActivationForAnInPlaceOne) {
   // README's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
   // fc2's 10 per sample; parameters 8e5 + 1e4.

@@ -3,14 +3,17 @@
 //              every other stage; a pass's work includes receiving its input (exposed: the
 //              transfer starts when the receiver posts its receive),
 //   tail     = gradient synchronisation not hidden behind the last backward + optimizer + ZeRO
-//              all-gather, taken on the stage that finishes last.
+//              all-gather, taken on the stage that finishes last;
+//   input    = with an input pipeline, the step it allows (input_pipeline.hpp).
 // Pass = max(compute + blocking collectives, overlapped collectives), as the engine runs them; the
 // compute slows by the SMs the overlapped collectives hold (DeviceSpec::collective_sm_share).
 #include "analytic_model.hpp"
 
 #include <algorithm>
 
+#include "bucket_sync.hpp"
 #include "collective_model.hpp"
+#include "input_pipeline.hpp"
 #include "simulation.hpp"
 #include "stage_layout.hpp"
 #include "workload_builder.hpp"
@@ -65,25 +68,6 @@ PassTime pass_time(const StagePass& pass, const GroupShapes& groups, const NodeS
   for (const PassCollective& c : pass.collectives) (c.overlapped ? overlapped : blocking) += collective_s(c, groups, node);
   const double compute_s = std::min(pass.compute_s / (1 - sm_share), pass.compute_s + sm_share * overlapped);
   return {std::max(compute_s + blocking, overlapped), compute_s};
-}
-
-// DDP's buckets (layer models): each all-reduce (or compressed exchange) starts once its part of
-// the last backward pass, and its encoding after it, are done and the bucket before it is
-// reduced. Returns how long the last one ends after the pass (encodings included).
-double bucket_layout_sync_s(const std::vector<GradientBucket>& buckets, double last_backward_s,
-                            const GroupShapes& groups, const NodeSpec& node) {
-  double ready_s = 0, reduced_s = 0, encode_s = 0;
-  for (const GradientBucket& b : buckets) {
-    ready_s += b.compute_share * last_backward_s + b.encode_s;
-    encode_s += b.encode_s;
-    double exchange_s = b.exchange.empty()
-                            ? collective_s({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, false}, groups, node)
-                            : 0.0;
-    for (const ExchangeStep& step : b.exchange)
-      exchange_s += step.compute_s + collective_s({GroupRole::dp, step.collective, 1, step.bytes, false}, groups, node);
-    reduced_s = std::max(reduced_s, ready_s) + exchange_s;
-  }
-  return std::max(encode_s, reduced_s - last_backward_s);
 }
 
 // One stage-to-stage transfer: NVLink when both stages' rank 0s share a node, else one NIC.
@@ -141,7 +125,7 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
       sync_s = collective_s({GroupRole::dp, kind, 1, in.gradient_bytes[stage], false}, groups, node) +
                collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage], false}, groups, node);
       if (!in.gradient_bucket_layout.empty()) {
-        sync_s = bucket_layout_sync_s(in.gradient_bucket_layout, last_backward_s[stage], groups, node);
+        sync_s = bucket_layout_sync_s(in.gradient_bucket_layout, last_backward_s[stage], groups.of(GroupRole::dp), node);
       } else if (p.overlap_grad_reduce) {
         const int k = gradient_buckets(p, in.gradient_bytes[stage] + in.expert_gradient_bytes[stage]);
         const double piece_s = last_backward_s[stage] / k;
@@ -165,7 +149,7 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
     end_s = std::max(end_s, pipeline_s - earlier_s + sync_s + in.optimizer_s[stage] + gather_s);
     if (stage == busiest) e.exposed_communication_s = sync_s + gather_s;
   }
-  e.iteration_s = end_s;
+  e.iteration_s = s.input_pipeline ? input_pipeline_step(s, end_s).step_s : end_s;
   e.compute_s = m * stage_compute_s[busiest] + in.optimizer_s[busiest];
   e.bubble_s = fill_s;
   e.exposed_communication_s += m * (stage_work_s[busiest] - stage_compute_s[busiest]);

@@ -72,9 +72,6 @@ std::string data_parallel_run_skip_reason(const YamlFields& f, const YAML::Node&
   if (!strategy.empty() && std::find(modelled.begin(), modelled.end(), strategy) == modelled.end())
     return fmt::format("strategy {} not modelled yet", strategy);
   if (raw_field(run, "data_parallel", "library") == "mpi") return "MPI (CPU) all-reduce not modelled yet";
-  const std::string reference_gpus = raw_field(run, "reference", "gpus");
-  if (!reference_gpus.empty() && reference_gpus != "1")
-    return fmt::format("reference measured on {} GPUs not modelled yet", reference_gpus);
   return "";
 }
 

@@ -75,6 +75,35 @@ std::string format_server_summary(const ServerSummary& s) {
   return out;
 }
 
+// The input pipeline: what each node loads per step, at what rate and why, and what the GPUs wait.
+std::string format_input_pipeline(const InputPipelineStep& p, const std::string& unit) {
+  const std::string storage = std::isfinite(p.rates.storage_samples_per_s)
+                                  ? fmt::format("{:.0f}/s", p.rates.storage_samples_per_s)
+                                  : std::string("none read, all cached");
+  std::string out = fmt::format("input pipeline      {:.0f} {}s per node per step in {:.4f} s: {:.0f} {}s/s, {}-bound "
+                                "(storage {}, decode {:.0f}/s)\n",
+                                p.node_samples, unit, p.load_s, p.rates.samples_per_s(), unit, p.rates.limit(),
+                                storage, p.rates.decode_samples_per_s);
+  out += fmt::format("  GPUs wait         {:.4f} s per step for data (step {:.4f} s with data always ready); "
+                     "first step {:.4f} s\n",
+                     p.input_wait_s(), p.gpu_step_s, p.first_step_s);
+  return out;
+}
+
+nlohmann::json input_pipeline_to_json(const std::optional<InputPipelineStep>& p) {
+  if (!p) return nullptr;
+  auto finite_or_null = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  return {{"node_samples_per_step", p->node_samples},
+          {"load_s", p->load_s},
+          {"node_samples_per_s", p->rates.samples_per_s()},
+          {"storage_samples_per_s", finite_or_null(p->rates.storage_samples_per_s)},
+          {"decode_samples_per_s", p->rates.decode_samples_per_s},
+          {"limit", p->rates.limit()},
+          {"gpu_step_s", p->gpu_step_s},
+          {"input_wait_s", p->input_wait_s()},
+          {"first_step_s", p->first_step_s}};
+}
+
 }  // namespace
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) {
@@ -94,7 +123,10 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   if (s.layer_model) {
     rep.sample_unit = s.layer_model->graph.sample_unit;
     rep.model_flops = rep.hardware_flops = layer_model_flops_per_iteration(s);
-    if (s.reference) rep.reference_compute_scale = reference_compute_scale(s, resolved.compute);
+    if (s.reference) {
+      rep.reference_compute_scale = reference_compute_scale(s, resolved.compute);
+      rep.reference_gpus = s.reference->gpus;
+    }
   } else {
     rep.tokens_per_s = double(s.training.global_batch) * s.model.seq_len / rep.iteration_s;
     rep.model_flops = model_flops_per_iteration(s);
@@ -104,13 +136,16 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.hardware_tflops_per_gpu = rep.hardware_flops / rep.iteration_s / rep.gpus / 1e12;
   rep.mfu = rep.model_tflops_per_gpu * 1e12 / find_device(s.cluster.gpu)->peak_flops(s.training.precision);
   Breakdown& b = rep.mean_breakdown;
+  rep.input = r.input;
+  const double input_wait_s = r.input ? r.input->input_wait_s() : 0;
+  const double gpu_step_s = rep.iteration_s - input_wait_s;  // with data always ready
   for (const RankTimes& t : r.engine.ranks) {
     b.compute_s += t.compute_s;
     b.communication_s += t.communication_s;
     // Time after a rank's last task is pipeline drain: bubble too. With parameter servers the
     // times are means over iterations whose steps vary: what is left is "other".
-    b.bubble_s += t.bubble_s + (servers ? 0 : rep.iteration_s - t.finish_s);
-    b.other_s += (servers ? rep.iteration_s : t.finish_s) - (t.compute_s + t.communication_s + t.bubble_s);
+    b.bubble_s += t.bubble_s + (servers ? 0 : gpu_step_s - t.finish_s);
+    b.other_s += (servers ? gpu_step_s : t.finish_s) - (t.compute_s + t.communication_s + t.bubble_s);
     for (const auto& [kind, c] : t.communication_by_kind) {
       b.communication_by_kind[kind].total_s += c.total_s;
       b.communication_by_kind[kind].exposed_s += c.exposed_s;
@@ -118,6 +153,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   }
   const double n = double(r.engine.ranks.size());
   b.compute_s /= n, b.communication_s /= n, b.bubble_s /= n, b.other_s /= n;
+  b.input_wait_s = input_wait_s;
   for (auto& [kind, c] : b.communication_by_kind) c.total_s /= n, c.exposed_s /= n;
   rep.compression = compression_summary(resolved);
   rep.memory = peak_memory_per_gpu(s);
@@ -151,8 +187,10 @@ std::string format_report_text(const Report& r) {
   else
     out += fmt::format("throughput          {:.1f} {}s/s\n", r.samples_per_s, r.sample_unit);
   if (r.reference_compute_scale)
-    out += fmt::format("compute             scaled x{:.3f} so that one GPU's step takes what the reference measured\n",
-                       *r.reference_compute_scale);
+    out += fmt::format("compute             scaled x{:.3f} so that {} takes what the reference measured\n",
+                       *r.reference_compute_scale,
+                       r.reference_gpus > 1 ? fmt::format("the step of {} GPUs of one node", r.reference_gpus)
+                                            : std::string("one GPU's step"));
   out += fmt::format("model TFLOP/s/GPU   {:.1f}  (hardware, with recompute: {:.1f})\n", r.model_tflops_per_gpu,
                      r.hardware_tflops_per_gpu);
   out += fmt::format("MFU                 {:.1f} %\n", 100 * r.mfu);
@@ -162,9 +200,12 @@ std::string format_report_text(const Report& r) {
   for (const auto& [kind, c] : b.communication_by_kind)
     out += fmt::format("    {:<4} {:9.4f} s exposed, {:.4f} s hidden under compute\n", kind, c.exposed_s, c.hidden_s());
   out += fmt::format("  pipeline bubble         {:9.4f} s  {:5.1f} %\n", b.bubble_s, pct(b.bubble_s));
+  if (r.input)
+    out += fmt::format("  waiting for data        {:9.4f} s  {:5.1f} %\n", b.input_wait_s, pct(b.input_wait_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
   if (r.compression) out += format_compression_summary(*r.compression);
+  if (r.input) out += format_input_pipeline(*r.input, r.sample_unit);
   if (r.servers) out += format_server_summary(*r.servers);
   out += "memory per GPU (peak stage)\n" + format_memory(r.memory);
   out += fmt::format("efficiencies from   {}\n", r.efficiency_source);
@@ -230,6 +271,7 @@ nlohmann::json report_to_json(const Report& r) {
       {"samples_per_s", r.samples_per_s},
       {"sample_unit", r.sample_unit},
       {"reference_compute_scale", r.reference_compute_scale ? nlohmann::json(*r.reference_compute_scale) : nullptr},
+      {"reference_gpus", r.reference_compute_scale ? nlohmann::json(r.reference_gpus) : nullptr},
       {"model_flops_per_iteration", r.model_flops},
       {"hardware_flops_per_iteration", r.hardware_flops},
       {"model_tflops_per_gpu", r.model_tflops_per_gpu},
@@ -237,13 +279,14 @@ nlohmann::json report_to_json(const Report& r) {
       {"mfu", r.mfu},
       {"breakdown_mean_s",
        {{"compute", b.compute_s}, {"exposed_communication", b.communication_s}, {"pipeline_bubble", b.bubble_s},
-        {"other", b.other_s}}},
+        {"input_wait", b.input_wait_s}, {"other", b.other_s}}},
       {"communication_by_kind_mean_s", communication_to_json(b.communication_by_kind)},
       {"memory_per_gpu", memory_to_json(r.memory)},
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},
       {"parameter_servers", servers_to_json(r.servers)},
       {"gradient_compression", compression_to_json(r.compression)},
+      {"input_pipeline", input_pipeline_to_json(r.input)},
       {"simulated_activities", r.simulated_activities},
       // No wall-clock time: the same scenario gives the same file, byte for byte.
   };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compression_summary.hpp"
+#include "input_pipeline.hpp"
 #include "memory_model.hpp"
 #include "resolved_scenario.hpp"
 #include "simulation.hpp"
@@ -16,6 +17,7 @@ struct Breakdown {
   double compute_s = 0;
   double communication_s = 0;  // exposed: not hidden behind compute
   double bubble_s = 0;  // waiting for a pipeline neighbour, or for the pipeline to drain
+  double input_wait_s = 0;  // waiting for the input pipeline's next batch
   double other_s = 0;    // anything else (zero unless a rank is blocked outside these)
   // Each kind of communication ("tp", "cp", "ep", "dp", "edp", "pp"): how long it ran and how
   // much of it was exposed; the exposed times add up to communication_s.
@@ -50,8 +52,10 @@ struct Report {
   double samples_per_s = 0;             // sequences (transformers) or the layer model's samples per second
   std::string sample_unit = "sequence";  // "image" or "sequence"
   // Layer models with a measured reference: the factor on the device model's compute times that
-  // makes one GPU's modelled step take the measured time (layer_model_costs.hpp).
+  // makes the reference's modelled step take the measured time (layer_model_costs.hpp), and the
+  // number of GPUs it was measured on.
   std::optional<double> reference_compute_scale;
+  int reference_gpus = 0;
   double model_flops = 0;               // per iteration, no recompute (72*B*s*l*h^2*... convention)
   double hardware_flops = 0;            // per iteration, recompute included
   double model_tflops_per_gpu = 0;
@@ -66,6 +70,8 @@ struct Report {
   std::string folding = kNoFolding;  // folding_description
   std::optional<ServerSummary> servers;
   std::optional<CompressionSummary> compression;
+  // With an input pipeline: its rates and what it adds to the step (the wait counts as "other").
+  std::optional<InputPipelineStep> input;
 };
 
 Report make_report(const ResolvedScenario& resolved, const SimulationResult& r);

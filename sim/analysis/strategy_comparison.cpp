@@ -91,10 +91,14 @@ StrategyOutcome outcome_of(const StrategyVariant& v, const ResolvedScenario& r, 
   out.compute_s = rep.mean_breakdown.compute_s;
   out.exposed_communication_s = rep.mean_breakdown.communication_s;
   // Means over GPUs and iterations can leave a rounding remainder below zero.
-  out.other_s = std::max(0.0, rep.mean_breakdown.other_s + rep.mean_breakdown.bubble_s);
+  const Breakdown& b = rep.mean_breakdown;
+  out.other_s = std::max(0.0, b.other_s + b.bubble_s + b.input_wait_s);
   const double span_s = rep.iteration_s * std::max(1, o.result->engine.iterations);
   std::vector<std::string> parts;
-  if (out.exposed_communication_s < kExposedShareOfNote * out.iteration_s)
+  if (rep.input && b.input_wait_s > 0)
+    parts.push_back(fmt::format("input pipeline {}-bound: GPUs wait {:.0f}% of the step", rep.input->rates.limit(),
+                                100 * b.input_wait_s / rep.iteration_s));
+  else if (out.exposed_communication_s < kExposedShareOfNote * out.iteration_s)
     parts.push_back("compute-bound: communication hidden");
   if (rep.servers) parts.push_back(busiest_server(r.scenario, *rep.servers));
   parts.push_back(busiest_link(o.result->links, span_s));

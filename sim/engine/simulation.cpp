@@ -364,11 +364,24 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
   });
 }
 
+namespace {
+
+// What the parent adds to a child's result: where the efficiencies came from and, with an input
+// pipeline, the step it allows (the GPUs' simulated step is the one with data always ready).
+void complete(const ResolvedScenario& resolved, SimulationResult& result) {
+  result.efficiency_source = resolved.calibration_provenance;
+  if (!resolved.scenario.input_pipeline || !result.engine.completed) return;
+  result.input = input_pipeline_step(resolved.scenario, result.engine.iteration_s);
+  result.engine.iteration_s = result.input->step_s;
+}
+
+}  // namespace
+
 SimulationResult simulate(const ResolvedScenario& resolved, const SimulationOptions& options) {
   const bool progress = bool(options.on_progress);
   SimulationResult result = ChildSimulation(resolved.scenario.name, simulation_body(resolved, options), progress)
                                 .finish(options.cancel, options.on_progress);
-  result.efficiency_source = resolved.calibration_provenance;
+  complete(resolved, result);
   return result;
 }
 
@@ -411,7 +424,7 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
     auto& [i, child] = running.front();
     try {
       outcomes[i].result = child.finish(cancel);
-      outcomes[i].result->efficiency_source = scenarios[i].calibration_provenance;
+      complete(scenarios[i], *outcomes[i].result);
     } catch (const std::exception& e) {
       outcomes[i].error = e.what();
     }

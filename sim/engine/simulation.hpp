@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "input_pipeline.hpp"
 #include "link_usage.hpp"
 #include "resolved_scenario.hpp"
 #include "scenario.hpp"
@@ -42,6 +43,9 @@ struct SimulationResult {
   double peak_memory_bytes = 0;   // the simulating child process's peak resident memory
   std::string efficiency_source;  // "datasheet defaults" or the calibration file
   std::vector<LinkUsage> links;   // with record_link_usage: every link of the platform
+  // With an input pipeline: engine.iteration_s is its steady step, and this says how it came from
+  // the simulated step with data always ready (input_pipeline.hpp).
+  std::optional<InputPipelineStep> input;
 };
 
 // Throws InputError for bad input the child finds, std::runtime_error if the simulation itself

@@ -8,6 +8,7 @@
 
 #include "attention_kernel.hpp"
 #include "data_parallel_config.hpp"
+#include "input_pipeline_config.hpp"
 #include "layer_model.hpp"
 #include "precision.hpp"
 #include "topology_spec.hpp"
@@ -136,6 +137,7 @@ struct Scenario {
   std::optional<LayerModel> layer_model;
   DataParallelConfig data_parallel;
   std::optional<ThroughputReference> reference;  // layer models only
+  std::optional<InputPipelineConfig> input_pipeline;  // layer models only; none: data never waits
   TrainingConfig training;
   ParallelismConfig parallelism;
   ClusterConfig cluster;

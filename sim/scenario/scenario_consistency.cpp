@@ -289,7 +289,7 @@ void check_parameter_servers(const Scenario& s, const Fail& fail) {
 }
 
 // A layer-graph model trains data-parallel only, with plain DDP gradients, and scales to a
-// reference measured on one GPU.
+// reference measured on one GPU or on the GPUs of one node.
 void check_layer_model(const Scenario& s, const Fail& fail) {
   const ParallelismConfig& p = s.parallelism;
   const std::pair<const char*, int> splits[] = {{"parallelism.tp", p.tp}, {"parallelism.pp", p.pp},
@@ -300,8 +300,13 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
     fail("parallelism.zero_stage", "0 for a layer-graph model (its gradients are all-reduced, data_parallel section)",
          std::to_string(p.zero_stage));
   if (s.layer_model->graph.layers.empty()) fail("model", "a layer graph with at least one layer", "none");
-  if (s.reference && s.reference->gpus != 1)
-    fail("reference.gpus", "1 (a reference measured on several GPUs is not modelled yet)",
+  // A reference on several GPUs is one node's all-reduce run (layer_model_costs.hpp).
+  if (s.reference && s.reference->gpus > s.cluster.topology.node.gpus)
+    fail("reference.gpus", fmt::format("at most one node's GPUs ({}): a reference measured on one node",
+                                       s.cluster.topology.node.gpus),
+         std::to_string(s.reference->gpus));
+  if (s.reference && s.reference->gpus > 1 && s.data_parallel.strategy != DataParallelStrategy::allreduce)
+    fail("reference.gpus", "1 with parameter servers (a reference on several GPUs is taken as an all-reduce run)",
          std::to_string(s.reference->gpus));
   if (s.reference && !(s.reference->samples_per_s > 0))
     fail("reference.samples_per_s", "a rate > 0", fmt::format("{}", s.reference->samples_per_s));

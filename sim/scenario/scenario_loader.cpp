@@ -7,6 +7,7 @@
 
 #include "device_spec.hpp"
 #include "field_override_yaml.hpp"
+#include "input_pipeline_section.hpp"
 #include "layer_model_section.hpp"
 #include "scenario_consistency.hpp"
 #include "scenario_sections.hpp"
@@ -176,7 +177,7 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   // reliability: read by `dtsim goodput` (reliability_config.hpp)
   f.require_known_keys(root, "",
                        {"name", "model", "training", "parallelism", "cluster", "calibration", "events",
-                        "reliability", "data_parallel", "reference"});
+                        "reliability", "data_parallel", "reference", "input_pipeline"});
 
   Scenario s;
   s.source_file = file;
@@ -197,10 +198,12 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
              "a data_parallel section");
     s.data_parallel = read_data_parallel_section(f, root, "");
   }
-  if (f.has(root, "reference") && !s.layer_model)
-    f.fail(root["reference"], "reference",
-           "no such section for a transformer model (a layer-graph model, model.zoo or model.layers_file, takes it)",
-           "a reference section");
+  for (const char* section : {"reference", "input_pipeline"})
+    if (f.has(root, section) && !s.layer_model)
+      f.fail(root[section], section,
+             "no such section for a transformer model (a layer-graph model, model.zoo or model.layers_file, takes it)",
+             fmt::format("a {} section", section));
+  s.input_pipeline = read_input_pipeline_section(f, root, "");
   s.training = read_training_section(f, f.child(root, "", "training"), "");
   s.parallelism = read_parallelism_section(f, root, "");
   s.cluster = read_cluster(f, f.child(root, "", "cluster"));

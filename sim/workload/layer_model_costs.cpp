@@ -1,6 +1,10 @@
 #include "layer_model_costs.hpp"
 
+#include <fmt/format.h>
+
+#include "bucket_sync.hpp"
 #include "gradient_compression.hpp"
+#include "input_error.hpp"
 #include "kernel_launch.hpp"
 
 namespace dtsim {
@@ -92,13 +96,65 @@ double modelled_single_gpu_step_s(const Scenario& s, const ComputeModel& compute
   return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) + p.optimizer_s;
 }
 
+// The buckets of a replica whose backward layers take `backward_s` (scaled), each compressed for
+// a data-parallel group of `ranks`.
+std::vector<GradientBucket> bucket_layout(const Scenario& s, const ComputeModel& compute,
+                                          const std::vector<double>& backward_s, int ranks) {
+  std::vector<GradientBucket> buckets = ddp_gradient_buckets(s.layer_model->graph, backward_s, s.data_parallel);
+  if (!s.data_parallel.overlap && !buckets.empty()) {  // every bucket after the whole pass
+    for (GradientBucket& b : buckets) b.compute_share = 0;
+    buckets.front().compute_share = 1;
+  }
+  for (GradientBucket& b : buckets) compress_gradient_bucket(s, compute, ranks, b);
+  return buckets;
+}
+
+std::vector<double> scaled(std::vector<double> v, double scale) {
+  for (double& x : v) x *= scale;
+  return v;
+}
+
+// The step of the reference's GPUs (one node, each with the scenario's batch) when every compute
+// time is `scale` x the modelled one: all micro-batches, then what the buckets leave exposed after
+// the last backward (bucket_sync.hpp), then the optimizer.
+double reference_step_s(const Scenario& s, const ComputeModel& compute, const LayerModelPass& p, double scale) {
+  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  const int gpus = s.reference->gpus;
+  const GroupShape dp{.ranks = gpus, .nodes = 1, .ranks_per_node = gpus};
+  const std::vector<GradientBucket> buckets = bucket_layout(s, compute, scaled(p.backward_s, scale), gpus);
+  const double last_backward_s = l.backward_s * scale;
+  return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) * scale +
+         bucket_layout_sync_s(buckets, last_backward_s, dp, s.cluster.topology.node) + p.optimizer_s * scale;
+}
+
+// The scale at which the reference's GPUs, synchronising as the scenario does, take the step
+// they measured. The step grows with the scale (more compute, and buckets ready later), so
+// bisection finds it; none exists when the communication alone outlasts the measured step.
+double multi_gpu_reference_scale(const Scenario& s, const ComputeModel& compute, double measured_s) {
+  const LayerModelPass p = layer_model_pass(s, compute);
+  const double modelled_s = modelled_single_gpu_step_s(s, compute);
+  if (!(modelled_s > 0)) return 1;
+  double low = 0, high = measured_s / modelled_s;  // compute alone at `high` takes the measured step
+  if (reference_step_s(s, compute, p, 0) >= measured_s)
+    throw InputError({s.source_file.string(), 0, "reference.samples_per_s",
+                      fmt::format("a rate the {} GPUs' modelled gradient all-reduce allows", s.reference->gpus),
+                      fmt::format("{} (their communication alone takes {:.4g} s of the {:.4g} s step)",
+                                  s.reference->samples_per_s, reference_step_s(s, compute, p, 0), measured_s)});
+  for (int i = 0; i < 60 && high - low > 1e-9 * high; ++i) {
+    const double mid = (low + high) / 2;
+    (reference_step_s(s, compute, p, mid) < measured_s ? low : high) = mid;
+  }
+  return (low + high) / 2;
+}
+
 }  // namespace
 
 double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
   if (!s.reference) return 1;
-  const double modelled_s = modelled_single_gpu_step_s(s, compute);
   const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
-  const double measured_s = samples_per_gpu / s.reference->samples_per_s;
+  const double measured_s = samples_per_gpu * s.reference->gpus / s.reference->samples_per_s;
+  if (s.reference->gpus > 1) return multi_gpu_reference_scale(s, compute, measured_s);
+  const double modelled_s = modelled_single_gpu_step_s(s, compute);
   return modelled_s > 0 ? measured_s / modelled_s : 1;
 }
 
@@ -150,14 +206,8 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   in.expert_gradient_bytes.push_back(0);
   in.expert_parameter_bytes.push_back(0);
   in.optimizer_s.push_back(p.optimizer_s * scale);
-  std::vector<double> backward_s = p.backward_s;
-  for (double& t : backward_s) t *= scale;  // Horovod's cycle counts in wall-clock time
-  in.gradient_bucket_layout = ddp_gradient_buckets(g, backward_s, s.data_parallel);
-  if (!s.data_parallel.overlap && !in.gradient_bucket_layout.empty()) {  // every bucket after the whole pass
-    for (GradientBucket& b : in.gradient_bucket_layout) b.compute_share = 0;
-    in.gradient_bucket_layout.front().compute_share = 1;
-  }
-  for (GradientBucket& b : in.gradient_bucket_layout) compress_gradient_bucket(s, compute, s.parallelism.dp, b);
+  // Horovod's cycle counts in wall-clock time: buckets from the scaled backward pass.
+  in.gradient_bucket_layout = bucket_layout(s, compute, scaled(p.backward_s, scale), s.parallelism.dp);
   return in;
 }
 

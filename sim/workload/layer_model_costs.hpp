@@ -37,11 +37,15 @@ struct LayerModelPass {
 };
 LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute);
 
-// Multiplier on every compute time so that one GPU's modelled step (all micro-batches and the
-// optimizer) takes what s.reference measured; 1 without a reference.
+// Multiplier on every compute time so that the modelled step takes what s.reference measured; 1
+// without a reference. One GPU: its step (all micro-batches and the optimizer) alone. Several
+// GPUs of one node, each with the scenario's batch: their step with the gradient buckets'
+// synchronisation the scenario's data_parallel section gives them (bucket_sync.hpp) on the
+// scenario's node, so that only what more GPUs add is predicted. Throws InputError when that
+// communication alone outlasts the measured step.
 double reference_compute_scale(const Scenario& s, const ComputeModel& compute);
-// That step of one GPU training alone (no communication), scaled: with a reference, exactly the
-// time the reference's rate gives its samples.
+// That step of one GPU training alone (no communication), scaled: with a one-GPU reference,
+// exactly the time the reference's rate gives its samples.
 double single_gpu_step_s(const Scenario& s, const ComputeModel& compute);
 
 // PyTorch DDP's buckets (or Horovod's fusions) in the order the backward pass fills them:
