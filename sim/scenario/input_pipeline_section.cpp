@@ -21,7 +21,8 @@ std::optional<InputPipelineConfig> read_input_pipeline_section(const YamlFields&
   InputPipelineConfig c;
   c.sample_bytes = f.number_in(in, at, "sample_bytes", 1, kMaxSampleBytes, "bytes per sample in [1, 1e9]");
   c.storage = read_choice(f, in, at, "storage", kInputStorages, c.storage);
-  c.storage_GBps = f.number_in(in, at, "storage_GBps", 1e-3, kMaxStorageGBps, "a read bandwidth in GB/s in [0.001, 1e5]");
+  c.storage_GBps =
+      f.number_in(in, at, "storage_GBps", 1e-3, kMaxStorageGBps, "a read bandwidth in GB/s in [0.001, 1e5]");
   c.cpu_cores = f.int_in(in, at, "cpu_cores", 1, kMaxCores);
   c.samples_per_s_per_core = f.number_in(in, at, "samples_per_s_per_core", 1e-3, kMaxSamplesPerCore,
                                          "samples per second in [0.001, 1e7]");

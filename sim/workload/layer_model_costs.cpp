@@ -135,11 +135,12 @@ double multi_gpu_reference_scale(const Scenario& s, const ComputeModel& compute,
   const double modelled_s = modelled_single_gpu_step_s(s, compute);
   if (!(modelled_s > 0)) return 1;
   double low = 0, high = measured_s / modelled_s;  // compute alone at `high` takes the measured step
-  if (reference_step_s(s, compute, p, 0) >= measured_s)
+  const double communication_s = reference_step_s(s, compute, p, 0);
+  if (communication_s >= measured_s)
     throw InputError({s.source_file.string(), 0, "reference.samples_per_s",
                       fmt::format("a rate the {} GPUs' modelled gradient all-reduce allows", s.reference->gpus),
                       fmt::format("{} (their communication alone takes {:.4g} s of the {:.4g} s step)",
-                                  s.reference->samples_per_s, reference_step_s(s, compute, p, 0), measured_s)});
+                                  s.reference->samples_per_s, communication_s, measured_s)});
   for (int i = 0; i < 60 && high - low > 1e-9 * high; ++i) {
     const double mid = (low + high) / 2;
     (reference_step_s(s, compute, p, mid) < measured_s ? low : high) = mid;
