@@ -305,7 +305,7 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
     fail("reference.gpus", fmt::format("at most one node's GPUs ({}): a reference measured on one node",
                                        s.cluster.topology.node.gpus),
          std::to_string(s.reference->gpus));
-  if (s.reference && s.reference->gpus > 1 && s.data_parallel.strategy != DataParallelStrategy::allreduce)
+  if (s.reference && s.reference->gpus > 1 && s.data_parallel.uses_servers())
     fail("reference.gpus", "1 with parameter servers (a reference on several GPUs is taken as an all-reduce run)",
          std::to_string(s.reference->gpus));
   if (s.reference && !(s.reference->samples_per_s > 0))

@@ -86,10 +86,6 @@ LaunchedPasses launched(const LayerModelPass& p, bool cuda_graphs) {
           launched_pass_s(sum(p.backward_s), p.backward_kernels, cuda_graphs)};
 }
 
-}  // namespace
-
-namespace {
-
 double modelled_single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
   const LayerModelPass p = layer_model_pass(s, compute);
   const LaunchedPasses l = launched(p, s.training.cuda_graphs);
