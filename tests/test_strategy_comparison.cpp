@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "layer_model_costs.hpp"
+#include "resolved_scenario.hpp"
 #include "strategy_comparison.hpp"
 #include "test_support.hpp"
 
@@ -28,6 +30,18 @@ TEST(StrategyComparison, TheScenariosOwnStrategyComesFirstAndIsNotRepeated) {
       EXPECT_EQ(v.data_parallel.servers, 3) << v.name;
       EXPECT_EQ(v.data_parallel.placement, ServerPlacement::dedicated) << v.name;
     }
+}
+
+TEST(StrategyComparison, EveryVariantComputesAsFastAsTheScenarioMeasuredOnOneNode) {
+  // A reference on the 8 GPUs of one K80 server, all-reducing as DDP does: 8 x 32 images at 200
+  // images/s. Compressed, Horovod or parameter-server variants keep the compute scale that
+  // reference gives, not one refitted as if the reference had synchronised their way.
+  const Scenario s = test::vgg16_on_k80_servers("reference: {gpus: 8, images_per_s: 200}\n");
+  const ComputeModel compute = resolve_scenario(s).compute;
+  const double scale = reference_compute_scale(s, compute);
+  const double rate = 32 / single_gpu_step_s(s, compute);
+  for (const StrategyVariant& v : strategy_variants(s))
+    EXPECT_NEAR(reference_compute_scale(with_strategy(s, v, rate), compute), scale, 1e-9 * scale) << v.name;
 }
 
 TEST(StrategyComparison, TheShippedScenarioNamesTheServerHoldingFc6AndScalesAgainstItsReference) {

@@ -137,6 +137,13 @@ std::vector<StrategyVariant> strategy_variants(const Scenario& s) {
   return variants;
 }
 
+Scenario with_strategy(const Scenario& s, const StrategyVariant& v, double single_gpu_samples_per_s) {
+  Scenario variant = s;
+  variant.data_parallel = v.data_parallel;
+  if (s.reference) variant.reference = ThroughputReference{1, single_gpu_samples_per_s};
+  return variant;
+}
+
 StrategyComparison compare_strategies(const Scenario& s, int parallel) {
   if (!s.layer_model)
     throw InputError({s.source_file.string(), 0, "model",
@@ -157,11 +164,8 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel) {
 
   const std::vector<StrategyVariant> variants = strategy_variants(s);
   std::vector<ResolvedScenario> resolved;
-  for (const StrategyVariant& v : variants) {
-    Scenario variant = s;
-    variant.data_parallel = v.data_parallel;
-    resolved.push_back(resolve_variant(base, variant));
-  }
+  for (const StrategyVariant& v : variants)
+    resolved.push_back(resolve_variant(base, with_strategy(s, v, c.single_gpu_samples_per_s)));
   SimulationOptions options;
   options.record_link_usage = true;
   const std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);

@@ -18,6 +18,10 @@ struct StrategyVariant {
 // The strategies compared: the scenario's own data_parallel section first, then the others.
 // Parameter-server variants keep the scenario's server fields when it has servers.
 std::vector<StrategyVariant> strategy_variants(const Scenario& s);
+// `s` synchronised as `v` says, its GPUs computing as fast as s's do: a reference measured on
+// several GPUs ran with s's own synchronisation, so the variant takes the one-GPU rate it implies
+// (`single_gpu_samples_per_s`, single_gpu_step_s's) instead of rescaling its compute to its own.
+Scenario with_strategy(const Scenario& s, const StrategyVariant& v, double single_gpu_samples_per_s);
 
 struct StrategyOutcome {
   std::string strategy;
