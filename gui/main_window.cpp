@@ -22,6 +22,7 @@
 #include "headline_figures.hpp"
 #include "run_controller.hpp"
 #include "scenario_panel.hpp"
+#include "strategy_view.hpp"
 #include "summary_view.hpp"
 #include "sweep_panel.hpp"
 #include "timeline_view.hpp"
@@ -62,6 +63,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   timeline_ = new TimelineView;
   topology_ = new TopologyView;
   sweep_ = new SweepPanel;
+  strategies_ = new StrategyView;
   compare_ = new CompareView;
   compare_->setCostFunction([this](const Report& r) { return summary_->costOf(r); });
   tabs_ = new QTabWidget;
@@ -69,6 +71,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   tabs_->addTab(timeline_, "Timeline");
   tabs_->addTab(topology_, "Topology");
   tabs_->addTab(sweep_, "Sweep");
+  tabs_->addTab(strategies_, "Strategies");
   tabs_->addTab(compare_, "Compare");
 
   auto* splitter = new QSplitter;
@@ -185,6 +188,7 @@ void MainWindow::scenarioChecked() {
   updateTitle();
   const ScenarioCheck& c = panel_->lastCheck();
   run_button_->setEnabled(c.scenario.has_value() && !controller_->isRunning());
+  strategies_->setScenario(c.scenario);
   if (!c.scenario) return;
   const Scenario& s = *c.scenario;
   topology_->setCluster(s.cluster.topology, s.cluster.nodes);
@@ -271,6 +275,7 @@ QString MainWindow::exportCurrentView(const QString& file) const {
   if (tab == summary_) render = [this](QPainter& p, QSize s) { summary_->renderBreakdown(p, s); };
   else if (tab == timeline_) render = [this](QPainter& p, QSize s) { timeline_->renderTo(p, s); };
   else if (tab == sweep_) render = [this](QPainter& p, QSize s) { sweep_->renderChart(p, s); };
+  else if (tab == strategies_) render = [this](QPainter& p, QSize s) { strategies_->renderChart(p, s); };
   else if (tab == compare_) render = [this](QPainter& p, QSize) { compare_->render(&p); };
   else render = [this](QPainter& p, QSize s) { topology_->renderTo(p, s); };
   return saveDrawing(file, size, render, "dtsim " + tabs_->tabText(tabs_->currentIndex()));

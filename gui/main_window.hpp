@@ -20,6 +20,7 @@ class RunController;
 class ScenarioPanel;
 class SummaryView;
 class SweepPanel;
+class StrategyView;
 class TimelineView;
 class TopologyView;
 
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline() const { return timeline_; }
   TopologyView* topology() const { return topology_; }
   SweepPanel* sweep() const { return sweep_; }
+  StrategyView* strategies() const { return strategies_; }
   CompareView* compare() const { return compare_; }
   QTabWidget* tabs() const { return tabs_; }
   QString progressText() const;
@@ -72,6 +74,7 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline_ = nullptr;
   TopologyView* topology_ = nullptr;
   SweepPanel* sweep_ = nullptr;
+  StrategyView* strategies_ = nullptr;
   CompareView* compare_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   RunController* controller_ = nullptr;

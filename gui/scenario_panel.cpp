@@ -37,7 +37,9 @@ QStringList q(const std::vector<std::string>& items) {
   return list;
 }
 
-void set_text(QWidget* w, const QString& text) {
+}  // namespace
+
+void ScenarioPanel::showValue(QWidget* w, const QString& text) {
   const QSignalBlocker block(w);
   if (auto* e = qobject_cast<QLineEdit*>(w)) e->setText(text);
   if (auto* c = qobject_cast<QComboBox*>(w)) {
@@ -52,14 +54,14 @@ void set_text(QWidget* w, const QString& text) {
   if (auto* b = qobject_cast<QCheckBox*>(w)) b->setChecked(text == "true");
 }
 
-}  // namespace
-
 ScenarioPanel::ScenarioPanel(ScenarioDocument& document, const QString& topologies_dir, QWidget* parent)
     : QWidget(parent), document_(document), topologies_dir_(topologies_dir) {
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(buildModel());
   layout->addWidget(buildTraining());
   layout->addWidget(buildParallelism());
+  layout->addWidget(buildDataParallel());
+  layout->addWidget(buildInputPipeline());
   layout->addWidget(buildCluster());
   layout->addWidget(buildCalibrationAndEvents());
   layout_summary_ = new QLabel;
@@ -102,6 +104,12 @@ QWidget* ScenarioPanel::checkField(const QString& path, const QString& text) {
   return b;
 }
 
+void ScenarioPanel::transformerRow(QFormLayout* form, const QString& label, QWidget* field) {
+  if (label.isEmpty()) form->addRow(field);
+  else form->addRow(label, field);
+  transformerOnly(form, field);
+}
+
 QWidget* ScenarioPanel::buildModel() {
   auto* box = new QGroupBox("Model");
   auto* form = new QFormLayout(box);
@@ -114,7 +122,11 @@ QWidget* ScenarioPanel::buildModel() {
   connect(model, &QComboBox::activated, this, &ScenarioPanel::chooseModel);
   fields_["model.preset"] = model;
   form->addRow("model", model);
-  form->addRow("sequence length", lineField("model.seq_len", "tokens per sequence (model.seq_len)"));
+  transformerOnly(form, model);
+  QLineEdit* seq_len = lineField("model.seq_len", "tokens per sequence (model.seq_len)");
+  form->addRow("sequence length", seq_len);
+  transformerOnly(form, seq_len);
+  addLayerModelRows(form);
   model_summary_ = new QLabel;
   model_summary_->setObjectName("model_summary");
   model_summary_->setWordWrap(true);
@@ -128,16 +140,21 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("global batch", lineField("training.global_batch", "sequences per iteration, all replicas"));
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", q(names_of(kPrecisions)), "number format of the GEMMs"));
-  form->addRow("recompute", comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
-  form->addRow("attention", comboField("training.attention", q(names_of(kAttentionKernels)),
-                                       "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
-  form->addRow("optimizer", comboField("training.optimizer", q(names_of(kOptimizerKernels)),
-                                       "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
-                                       "per_tensor (a loop of in-place ops per tensor)"));
-  form->addRow("FP8 recipe", comboField("training.fp8_recipe", q(names_of(kFp8Recipes)),
-                                        "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
-                                        "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
-  form->addRow(checkField("training.cuda_graphs", "CUDA graphs (each pass launched at once, not kernel by kernel)"));
+  transformerRow(form, "recompute",
+                 comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
+  transformerRow(form, "attention",
+                 comboField("training.attention", q(names_of(kAttentionKernels)),
+                            "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
+  transformerRow(form, "optimizer",
+                 comboField("training.optimizer", q(names_of(kOptimizerKernels)),
+                            "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
+                            "per_tensor (a loop of in-place ops per tensor)"));
+  transformerRow(form, "FP8 recipe",
+                 comboField("training.fp8_recipe", q(names_of(kFp8Recipes)),
+                            "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
+                            "default; tensorwise, rowwise: current scaling, an amax pass per cast)"));
+  transformerRow(form, "",
+                 checkField("training.cuda_graphs", "CUDA graphs (each pass launched at once, not kernel by kernel)"));
   return box;
 }
 
@@ -146,22 +163,30 @@ QWidget* ScenarioPanel::buildParallelism() {
   auto* form = new QFormLayout(box);
   auto* degrees = new QHBoxLayout;
   for (const char* d : {"tp", "cp", "pp", "dp", "ep"}) {
-    degrees->addWidget(new QLabel(d));
+    auto* label = new QLabel(d);
     QLineEdit* e = lineField(QString("parallelism.") + d, QString("%1 degree (parallelism.%1)").arg(d));
     e->setMaximumWidth(56);
+    degrees->addWidget(label);
     degrees->addWidget(e);
+    if (QString(d) != "dp") {  // layer-graph models are data-parallel only
+      transformerOnly(nullptr, label);
+      transformerOnly(nullptr, e);
+    }
   }
   form->addRow(degrees);
-  form->addRow("schedule", comboField("parallelism.schedule", q(names_of(kPipelineSchedules)),
-                                      "pipeline schedule"));
-  form->addRow("virtual stages", lineField("parallelism.virtual_stages", "model chunks per GPU (interleaved_1f1b)"));
-  form->addRow("ZeRO stage", comboField("parallelism.zero_stage", {"0", "1", "2", "3"},
-                                        "0: all-reduce; 1: sharded optimizer; 2: + gradients; 3: + weights"));
-  form->addRow("bucket MB", lineField("parallelism.bucket_mb", "gradient bucket size, MB"));
-  form->addRow(checkField("parallelism.sequence_parallel", "sequence parallel"));
-  form->addRow(checkField("parallelism.tp_comm_overlap", "TP communication overlap"));
-  form->addRow(checkField("parallelism.overlap_grad_reduce", "overlap gradient reduction"));
-  form->addRow(checkField("parallelism.fsdp_prefetch", "FSDP prefetch (ZeRO-3 all-gathers beside the compute)"));
+  transformerRow(form, "schedule",
+                 comboField("parallelism.schedule", q(names_of(kPipelineSchedules)), "pipeline schedule"));
+  transformerRow(form, "virtual stages",
+                 lineField("parallelism.virtual_stages", "model chunks per GPU (interleaved_1f1b)"));
+  transformerRow(form, "ZeRO stage",
+                 comboField("parallelism.zero_stage", {"0", "1", "2", "3"},
+                            "0: all-reduce; 1: sharded optimizer; 2: + gradients; 3: + weights"));
+  transformerRow(form, "bucket MB", lineField("parallelism.bucket_mb", "gradient bucket size, MB"));
+  transformerRow(form, "", checkField("parallelism.sequence_parallel", "sequence parallel"));
+  transformerRow(form, "", checkField("parallelism.tp_comm_overlap", "TP communication overlap"));
+  transformerRow(form, "", checkField("parallelism.overlap_grad_reduce", "overlap gradient reduction"));
+  transformerRow(form, "",
+                 checkField("parallelism.fsdp_prefetch", "FSDP prefetch (ZeRO-3 all-gathers beside the compute)"));
   return box;
 }
 
@@ -236,15 +261,22 @@ void ScenarioPanel::chooseModel(int index) {
 void ScenarioPanel::chooseCalibration() {
   const QString file = QFileDialog::getOpenFileName(this, "Calibration file", QString(), "JSON (*.json)");
   if (file.isEmpty()) return;
-  set_text(fields_["calibration"], file);
+  showValue(fields_["calibration"], file);
   fieldEdited("calibration", file);
 }
 
 void ScenarioPanel::fieldEdited(const QString& path, const QString& value) {
   // An emptied optional field goes back to its default ("~" is YAML's null).
   last_edited_ = path;
-  const bool optional = path == "calibration" || path == "cluster.oversubscription";
+  const bool optional = path == "calibration" || path == "cluster.oversubscription" ||
+                        path == "model.sequence_length" || path == "model.optimizer" ||
+                        path.startsWith("data_parallel.") || path.startsWith("reference.") ||
+                        path.startsWith("input_pipeline.");
+  if (path == "reference.samples_per_s" && check_.scenario && check_.scenario->layer_model)
+    // The file may name the rate by its unit (images_per_s): the form's value replaces it.
+    document_.set("reference." + check_.scenario->layer_model->graph.sample_unit + "s_per_s", "~");
   document_.set(path.toStdString(), value.isEmpty() && optional ? "~" : value.toStdString());
+  dropEmptySection(path);
   recheck();
 }
 
@@ -263,42 +295,49 @@ void ScenarioPanel::reload() {
   check_ = document_.check();
   if (check_.scenario) {
     const Scenario& s = *check_.scenario;
-    set_text(fields_["name"], q(s.name));
-    const auto presets = model_preset_names();
-    model_from_preset_ = std::find(presets.begin(), presets.end(), s.model.name) != presets.end();
-    set_text(fields_["model.preset"], model_from_preset_ ? q(s.model.name) : "config.json: " + q(s.model.name));
-    set_text(fields_["model.seq_len"], QString::number(s.model.seq_len));
-    set_text(fields_["training.global_batch"], QString::number(s.training.global_batch));
-    set_text(fields_["training.micro_batch"], QString::number(s.training.micro_batch));
-    set_text(fields_["training.precision"], to_string(s.training.precision));
-    set_text(fields_["training.recompute"], to_string(s.training.recompute));
-    set_text(fields_["training.attention"], to_string(s.training.attention));
-    set_text(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
-    set_text(fields_["training.optimizer"], to_string(s.training.optimizer));
-    set_text(fields_["training.cuda_graphs"], s.training.cuda_graphs ? "true" : "false");
-    const ParallelismConfig& p = s.parallelism;
-    set_text(fields_["parallelism.tp"], QString::number(p.tp));
-    set_text(fields_["parallelism.cp"], QString::number(p.cp));
-    set_text(fields_["parallelism.pp"], QString::number(p.pp));
-    set_text(fields_["parallelism.dp"], QString::number(p.dp));
-    set_text(fields_["parallelism.ep"], QString::number(p.ep));
-    set_text(fields_["parallelism.schedule"], to_string(p.schedule));
-    set_text(fields_["parallelism.virtual_stages"], QString::number(p.virtual_stages));
-    set_text(fields_["parallelism.zero_stage"], QString::number(p.zero_stage));
-    set_text(fields_["parallelism.bucket_mb"], QString::number(p.bucket_mb));
-    set_text(fields_["parallelism.sequence_parallel"], p.sequence_parallel ? "true" : "false");
-    set_text(fields_["parallelism.tp_comm_overlap"], p.tp_comm_overlap ? "true" : "false");
-    set_text(fields_["parallelism.overlap_grad_reduce"], p.overlap_grad_reduce ? "true" : "false");
-    set_text(fields_["parallelism.fsdp_prefetch"], p.fsdp_prefetch ? "true" : "false");
-    set_text(fields_["cluster.gpu"], q(s.cluster.gpu));
-    set_text(fields_["cluster.nodes"], QString::number(s.cluster.nodes));
-    set_text(fields_["cluster.topology"], QFileInfo(QString::fromStdString(s.cluster.topology_file.string())).absoluteFilePath());
-    set_text(fields_["cluster.oversubscription"], "");
-    set_text(fields_["calibration"], s.calibration_file ? q(s.calibration_file->string()) : "");
+    showFamily(s.layer_model.has_value());
+    showValue(fields_["name"], q(s.name));
+    showValue(fields_["training.global_batch"], QString::number(s.training.global_batch));
+    showValue(fields_["training.micro_batch"], QString::number(s.training.micro_batch));
+    showValue(fields_["training.precision"], to_string(s.training.precision));
+    showValue(fields_["parallelism.dp"], QString::number(s.parallelism.dp));
+    showValue(fields_["cluster.gpu"], q(s.cluster.gpu));
+    showValue(fields_["cluster.nodes"], QString::number(s.cluster.nodes));
+    showValue(fields_["cluster.topology"],
+              QFileInfo(QString::fromStdString(s.cluster.topology_file.string())).absoluteFilePath());
+    showValue(fields_["cluster.oversubscription"], "");
+    showValue(fields_["calibration"], s.calibration_file ? q(s.calibration_file->string()) : "");
+    if (s.layer_model) reloadLayerModel(s);
+    else reloadTransformer(s);
   }
   refreshEvents();
   flag(check_);
   emit checked();
+}
+
+void ScenarioPanel::reloadTransformer(const Scenario& s) {
+  const auto presets = model_preset_names();
+  model_from_preset_ = std::find(presets.begin(), presets.end(), s.model.name) != presets.end();
+  showValue(fields_["model.preset"], model_from_preset_ ? q(s.model.name) : "config.json: " + q(s.model.name));
+  showValue(fields_["model.seq_len"], QString::number(s.model.seq_len));
+  showValue(fields_["training.recompute"], to_string(s.training.recompute));
+  showValue(fields_["training.attention"], to_string(s.training.attention));
+  showValue(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
+  showValue(fields_["training.optimizer"], to_string(s.training.optimizer));
+  showValue(fields_["training.cuda_graphs"], s.training.cuda_graphs ? "true" : "false");
+  const ParallelismConfig& p = s.parallelism;
+  showValue(fields_["parallelism.tp"], QString::number(p.tp));
+  showValue(fields_["parallelism.cp"], QString::number(p.cp));
+  showValue(fields_["parallelism.pp"], QString::number(p.pp));
+  showValue(fields_["parallelism.ep"], QString::number(p.ep));
+  showValue(fields_["parallelism.schedule"], to_string(p.schedule));
+  showValue(fields_["parallelism.virtual_stages"], QString::number(p.virtual_stages));
+  showValue(fields_["parallelism.zero_stage"], QString::number(p.zero_stage));
+  showValue(fields_["parallelism.bucket_mb"], QString::number(p.bucket_mb));
+  showValue(fields_["parallelism.sequence_parallel"], p.sequence_parallel ? "true" : "false");
+  showValue(fields_["parallelism.tp_comm_overlap"], p.tp_comm_overlap ? "true" : "false");
+  showValue(fields_["parallelism.overlap_grad_reduce"], p.overlap_grad_reduce ? "true" : "false");
+  showValue(fields_["parallelism.fsdp_prefetch"], p.fsdp_prefetch ? "true" : "false");
 }
 
 void ScenarioPanel::recheck() {
@@ -313,7 +352,8 @@ QString ScenarioPanel::fieldForError(const QString& error_field) const {
   // user changed last is the likely culprit.
   if (last_edited_.startsWith(error_field + ".")) return last_edited_;
   if (error_field.startsWith("events")) return "events";
-  if (error_field.startsWith("model")) return "model.preset";
+  if (error_field.startsWith("model"))
+    return check_.scenario && check_.scenario->layer_model ? "model.zoo" : "model.preset";
   QString best;  // the longest field path the error's path starts with
   for (auto it = fields_.begin(); it != fields_.end(); ++it)
     if (error_field.startsWith(it.key() + ".") && it.key().size() > best.size()) best = it.key();
@@ -340,9 +380,18 @@ void ScenarioPanel::flag(const ScenarioCheck& c) {
 
 void ScenarioPanel::showSummary(const Scenario& s) {
   const TransformerConfig& m = s.model;
-  model_summary_->setText(QString("%1: %2 layers, hidden %3, %4 heads (%5 KV), FFN %6, vocab %7, %8 B parameters")
-                              .arg(q(m.name)).arg(m.layers).arg(m.hidden).arg(m.heads).arg(m.kv_heads)
-                              .arg(m.ffn_hidden).arg(m.vocab).arg(double(parameter_count(m)) / 1e9, 0, 'f', 2));
+  if (s.layer_model) {
+    const LayerGraph& g = s.layer_model->graph;
+    model_summary_->setText(QString("%1: %2 layers, %3 M parameters, %4 GFLOPs (%5 G multiply-accumulates) forward "
+                                    "per %6")
+                                .arg(q(g.name)).arg(g.layers.size()).arg(g.parameters() / 1e6, 0, 'f', 1)
+                                .arg(g.forward_flops() / 1e9, 0, 'f', 2).arg(g.forward_macs() / 1e9, 0, 'f', 2)
+                                .arg(q(g.sample_unit)));
+  } else {
+    model_summary_->setText(QString("%1: %2 layers, hidden %3, %4 heads (%5 KV), FFN %6, vocab %7, %8 B parameters")
+                                .arg(q(m.name)).arg(m.layers).arg(m.hidden).arg(m.heads).arg(m.kv_heads)
+                                .arg(m.ffn_hidden).arg(m.vocab).arg(double(parameter_count(m)) / 1e9, 0, 'f', 2));
+  }
   const MemoryBreakdown memory = peak_memory_per_gpu(s);
   QString text = QString("%1 GPUs (%2 nodes × %3), %4 micro-batches per replica. Memory per GPU: %5 of %6 GB")
                      .arg(s.gpu_count()).arg(s.cluster.nodes).arg(s.cluster.topology.node.gpus)

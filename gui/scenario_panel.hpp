@@ -3,7 +3,9 @@
 // ScenarioDocument. Every edit becomes an override and is checked at once with the library's
 // load_scenario; the field the InputError names is outlined red and its tooltip and the error
 // line below the form carry the CLI's message (file, line, field, expected, found).
+#include <QList>
 #include <QMap>
+#include <QPair>
 #include <QWidget>
 
 #include "scenario_document.hpp"
@@ -11,6 +13,7 @@
 class QLabel;
 class QListWidget;
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 
 namespace dtsim::gui {
@@ -43,11 +46,30 @@ class ScenarioPanel : public QWidget {
   QWidget* buildParallelism();
   QWidget* buildCluster();
   QWidget* buildCalibrationAndEvents();
+  // scenario_panel_data_parallel.cpp: the rows of layer-graph models (zoo model, data-parallel
+  // strategy, measured reference, input pipeline).
+  void addLayerModelRows(QFormLayout* model_form);
+  QWidget* buildDataParallel();
+  QWidget* buildInputPipeline();
+  void reloadLayerModel(const Scenario& s);
+  void reloadTransformer(const Scenario& s);
+  // The optional section (reference, input_pipeline) of `edited_path` goes once all its form
+  // fields are empty.
+  void dropEmptySection(const QString& edited_path);
+  // A field shown as `text` without it counting as an edit (combo boxes: the item whose data,
+  // else whose text, it is).
+  static void showValue(QWidget* w, const QString& text);
+  // Shows the rows of the scenario's model family (transformer or layer graph) and hides the others.
+  void showFamily(bool layer_model);
+  void transformerOnly(QFormLayout* form, QWidget* field);
+  void transformerRow(QFormLayout* form, const QString& label, QWidget* field);  // added and transformer-only
+  void layerModelOnly(QFormLayout* form, QWidget* field);
   QLineEdit* lineField(const QString& path, const QString& tooltip);
   QComboBox* comboField(const QString& path, const QStringList& items, const QString& tooltip);
   QWidget* checkField(const QString& path, const QString& text);
   void fieldEdited(const QString& path, const QString& value);
   void chooseModel(int index);
+  void chooseZooModel(int index);
   void chooseCalibration();
   void flag(const ScenarioCheck& c);
   void showSummary(const Scenario& s);
@@ -65,6 +87,10 @@ class ScenarioPanel : public QWidget {
   QLabel* error_ = nullptr;
   QListWidget* events_ = nullptr;
   bool model_from_preset_ = true;
+  // Rows (form, field) of one model family; a null form: a widget of a row shared by both.
+  QList<QPair<QFormLayout*, QWidget*>> transformer_rows_, layer_model_rows_;
+  QList<QWidget*> layer_model_boxes_;
+  QFormLayout* model_form_ = nullptr;  // whole group boxes of layer-graph models
 };
 
 }  // namespace dtsim::gui

@@ -9,6 +9,7 @@
 
 #include "main_window.hpp"
 #include "scenario_panel.hpp"
+#include "strategy_view.hpp"
 #include "sweep_panel.hpp"
 
 namespace dtsim::gui {
@@ -49,6 +50,7 @@ int takeScreenshots(MainWindow& window, const QString& folder) {
   window.sweep()->setSweptField("GPU count");
   window.sweep()->runSweep();
   if (window.sweep()->isRunning()) waitFor(window.sweep(), &SweepPanel::sweepFinished);
+  if (window.strategies()->compare()) waitFor(window.strategies(), &StrategyView::finished);
 
   QTabWidget* tabs = window.tabs();
   for (int i = 0; i < tabs->count(); ++i) {

@@ -436,5 +436,17 @@ TEST(ScenarioOverrides, SetFieldsBeforeTheChecks) {
   EXPECT_EQ(error_of([&] { load_scenario(file, {{"name.x", "3"}}); }).field, "name.x");
 }
 
+// A null override removes the key: the VGG-16 scenario's 2 servers become one per node (0), its
+// measured reference goes (the device model computes), and a key the file lacks stays absent.
+TEST(ScenarioOverrides, NullRemovesTheKey) {
+  const fs::path file = kScenarioDir / "vgg16-16-k80-parameter-server.yaml";
+  ASSERT_EQ(load_scenario(file).data_parallel.servers, 2);
+  const Scenario s = load_scenario(
+      file, {{"data_parallel.servers", "~"}, {"reference", "~"}, {"data_parallel.backup_workers", "~"}});
+  EXPECT_EQ(s.data_parallel.servers, 0);
+  EXPECT_FALSE(s.reference.has_value());
+  EXPECT_EQ(s.data_parallel.backup_workers, 0);
+}
+
 }  // namespace
 }  // namespace dtsim

@@ -155,11 +155,14 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
     if (keys[i].empty() || !node.IsMap())
       throw InputError({file.string(), 0, o.path, "a dotted path of mapping keys (e.g. parallelism.tp)", o.path});
     if (i + 1 == keys.size()) {
+      YAML::Node value;
       try {
-        node[keys[i]] = YAML::Load(o.value);
+        value = YAML::Load(o.value);
       } catch (const YAML::Exception& e) {
         throw InputError({file.string(), 0, o.path, "a YAML value", "'" + o.value + "'"});
       }
+      if (value.IsNull()) node.remove(keys[i]);  // "~": as if the file left the key out
+      else node[keys[i]] = value;
     } else {
       if (!node[keys[i]]) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
       node.reset(node[keys[i]]);

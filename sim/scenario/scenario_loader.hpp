@@ -16,6 +16,7 @@ Scenario load_scenario(const std::filesystem::path& file);
 
 // One field set from outside the file, e.g. {"parallelism.tp", "4"} or {"cluster.nodes", "32"}:
 // a dotted path of mapping keys and a value written as in YAML. `dtsim sweep` varies a field so.
+// A null value ("~") removes the key, so that the loader's default applies.
 struct FieldOverride {
   std::string path;
   std::string value;

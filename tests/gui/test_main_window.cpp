@@ -18,6 +18,7 @@
 #include "scenario_loader.hpp"
 #include "scenario_panel.hpp"
 #include "simulation.hpp"
+#include "strategy_view.hpp"
 #include "summary_view.hpp"
 #include "topology_view.hpp"
 
@@ -28,6 +29,7 @@ namespace {
 
 const QString kSource = DTSIM_SOURCE_DIR;
 const QString kScenario = kSource + "/scenarios/gpt3-1.3b-8-h100.yaml";
+const QString kLayerScenario = kSource + "/scenarios/vgg16-16-k80-parameter-server.yaml";
 
 // What `dtsim run` would report for the file with these overrides.
 Report libraryReport(const std::vector<FieldOverride>& overrides) {
@@ -233,6 +235,66 @@ class TestMainWindow : public QObject {
       QVERIFY(readAll(svg).contains("<svg"));
     }
     QVERIFY(!w.exportReportJson(dir.path() + "/no/such/folder/r.json").isEmpty());
+  }
+
+  void layerModelFormEditsTheDataParallelSections() {
+    MainWindow w(kSource);
+    w.openScenario(kLayerScenario);
+    ScenarioPanel* panel = w.scenarioPanel();
+    QVERIFY(panel->lastCheck().scenario.has_value());
+    // The form shows the rows of a layer-graph model and hides the transformer's.
+    QVERIFY(panel->fieldWidget("model.zoo")->isVisibleTo(panel));
+    QVERIFY(panel->fieldWidget("data_parallel.mode")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("model.preset")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("parallelism.tp")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("model.sequence_length")->isVisibleTo(panel));  // an image model
+    QCOMPARE(qobject_cast<QLineEdit*>(panel->fieldWidget("data_parallel.servers"))->text(), QString("2"));
+
+    // backup_workers applies to sync updates only: the loader's message, at that field.
+    QVERIFY(panel->editField("data_parallel.mode", "async"));
+    QVERIFY(panel->editField("data_parallel.backup_workers", "1"));
+    QVERIFY(panel->fieldError("data_parallel.backup_workers").contains("backup_workers only with mode sync"));
+    QVERIFY(panel->editField("data_parallel.backup_workers", ""));  // emptied: the default again
+    QCOMPARE(panel->errorText(), QString());
+
+    // The file names the reference rate images_per_s; the form's rate replaces it.
+    QVERIFY(panel->editField("reference.samples_per_s", "40"));
+    QCOMPARE(panel->errorText(), QString());
+    QCOMPARE(panel->lastCheck().scenario->reference->samples_per_s, 40.0);
+    QVERIFY(runAndWait(w));
+    const Scenario expected_scenario = load_scenario(
+        kLayerScenario.toStdString(),
+        {{"data_parallel.mode", "async"}, {"reference.images_per_s", "~"}, {"reference.samples_per_s", "40"}});
+    QCOMPARE(expected_scenario.data_parallel.mode, UpdateMode::async);
+    const Report expected = make_report(resolve_scenario(expected_scenario), simulate(expected_scenario));
+    QCOMPARE(w.currentRun()->report->iteration_s, expected.iteration_s);
+
+    // An input pipeline needs its storage bandwidth; emptying the fields drops the section.
+    QVERIFY(panel->editField("input_pipeline.sample_bytes", "110000"));
+    QVERIFY(panel->errorText().contains("input_pipeline"));
+    QVERIFY(panel->editField("input_pipeline.sample_bytes", ""));
+    QCOMPARE(panel->errorText(), QString());
+    QVERIFY(!panel->lastCheck().scenario->input_pipeline);
+
+    // The Strategies tab compares the edited scenario: its own strategy first.
+    QSignalSpy compared(w.strategies(), &StrategyView::finished);
+    QVERIFY(w.strategies()->compare());
+    QVERIFY(compared.wait(120000));
+    QCOMPARE(w.strategies()->cellText(0, StrategyView::strategy_column),
+             QString("parameter_server async (the scenario's)"));
+    QCOMPARE(w.strategies()->cellText(0, StrategyView::iteration_column),
+             QString::number(w.strategies()->comparison()->rows[0].iteration_s, 'f', 4) + " s");
+  }
+
+  void transformerScenarioHidesTheLayerModelRows() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    ScenarioPanel* panel = w.scenarioPanel();
+    QVERIFY(panel->fieldWidget("model.preset")->isVisibleTo(panel));
+    QVERIFY(panel->fieldWidget("parallelism.tp")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("model.zoo")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("data_parallel.strategy")->isVisibleTo(panel));
+    QVERIFY(!w.strategies()->compare());
   }
 };
 
