@@ -49,7 +49,7 @@ TEST(Scenario, EveryShippedScenarioLoads) {
     EXPECT_NO_THROW(check_scenario_consistency(s));
     ++loaded;
   }
-  EXPECT_EQ(loaded, 11);
+  EXPECT_EQ(loaded, 12);
 }
 
 TEST(Scenario, Gpt3_175bOn1024A100) {

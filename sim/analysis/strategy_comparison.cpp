@@ -10,6 +10,7 @@
 #include "parameter_server_workload.hpp"
 #include "report.hpp"
 #include "resolved_scenario.hpp"
+#include "scenario_consistency.hpp"
 #include "simulation.hpp"
 
 namespace dtsim {
@@ -162,15 +163,31 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel) {
   c.single_gpu_samples_per_s = samples_per_gpu / single_gpu_step_s(s, base.compute);
   c.single_gpu_measured = s.reference.has_value();
 
+  // A variant the scenario's checks refuse (parameter servers for sharded embedding tables) is a
+  // row that says why, not a simulation.
   const std::vector<StrategyVariant> variants = strategy_variants(s);
   std::vector<ResolvedScenario> resolved;
-  for (const StrategyVariant& v : variants)
-    resolved.push_back(resolve_variant(base, with_strategy(s, v, c.single_gpu_samples_per_s)));
+  std::vector<std::string> refusals(variants.size());
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Scenario variant = with_strategy(s, variants[i], c.single_gpu_samples_per_s);
+    try {
+      check_scenario_consistency(variant);
+      resolved.push_back(resolve_variant(base, variant));
+    } catch (const InputError& e) {
+      refusals[i] = fmt::format("{}: expected {}", e.info().field, e.info().expected);
+    }
+  }
   SimulationOptions options;
   options.record_link_usage = true;
   const std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
-  for (size_t i = 0; i < variants.size(); ++i)
-    c.rows.push_back(outcome_of(variants[i], resolved[i], outcomes[i], c.single_gpu_samples_per_s));
+  for (size_t i = 0, simulated = 0; i < variants.size(); ++i) {
+    if (!refusals[i].empty()) {
+      c.rows.push_back({.strategy = variants[i].name, .error = refusals[i]});
+      continue;
+    }
+    c.rows.push_back(outcome_of(variants[i], resolved[simulated], outcomes[simulated], c.single_gpu_samples_per_s));
+    ++simulated;
+  }
   return c;
 }
 

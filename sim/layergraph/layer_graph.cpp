@@ -39,6 +39,20 @@ double LayerGraph::parameters() const {
   return sum;
 }
 
+double LayerGraph::sharded_parameters() const {
+  double sum = 0;
+  for (const Layer& l : layers)
+    if (l.sharded) sum += l.parameters;
+  return sum;
+}
+
+double LayerGraph::sharded_output_elements() const {
+  double sum = 0;
+  for (const Layer& l : layers)
+    if (l.sharded) sum += l.output_elements;
+  return sum;
+}
+
 double LayerGraph::forward_flops() const {
   double sum = 0;
   for (const Layer& l : layers) sum += 2 * l.forward_macs + l.forward_other_flops;

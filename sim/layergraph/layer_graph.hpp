@@ -31,6 +31,11 @@ struct Layer {
   double output_elements = 0;  // activation elements the layer writes per sample
   double input_elements = 0;   // activation elements the layer reads per sample
   bool in_place = false;  // writes over its input (ReLU(inplace=True), `out += identity`): keeps nothing new
+  // An embedding table split table-wise across the data-parallel GPUs (DLRM's model-parallel
+  // embeddings): each GPU looks up its tables for every sample, an all-to-all hands each GPU its
+  // own samples' vectors (and the backward pass their gradients back), and the rows are updated
+  // where they live, so its gradients are never all-reduced.
+  bool sharded = false;
 };
 
 struct LayerGraph {
@@ -40,6 +45,8 @@ struct LayerGraph {
 
   double forward_macs() const;
   double parameters() const;
+  double sharded_parameters() const;       // of the sharded layers
+  double sharded_output_elements() const;  // what the sharded layers look up per sample
   // 2 FLOPs per multiply-accumulate plus the rest.
   double forward_flops() const;
   // The backward pass computes the input gradient and the weight gradient of each layer with

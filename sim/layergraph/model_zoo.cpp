@@ -255,6 +255,47 @@ LayerGraph bert(const std::string& name, int layers, int hidden, int heads, cons
   return g;
 }
 
+// DLRM as MLPerf Training v1 ran it on Criteo 1TB (facebookresearch/dlrm, MLPerf config:
+// --arch-sparse-feature-size=128 --arch-mlp-bot=13-512-256-128 --arch-mlp-top=1024-1024-512-256-1
+// --max-ind-range=40000000): 13 dense features through the bottom MLP, 26 one-hot categorical
+// features looked up in tables of 128-wide rows (the README's num_embeddings_per_feature, capped at
+// 40M rows), the dot products of the 27 vectors' distinct pairs (351) beside the bottom MLP's
+// output into the top MLP. A sample is one click log record.
+LayerGraph dlrm(const ZooOptions&) {
+  constexpr int kDim = 128, kDense = 13;
+  constexpr double kRows[] = {40000000, 39060, 17295, 7424, 20265, 3,     7122,     1543,     63,
+                              40000000, 3067956, 405282, 10,   2209,  11938, 155,      4,        976,
+                              14,       40000000, 40000000, 40000000, 590152, 12973, 108, 36};
+  LayerGraph g{"dlrm", "record", {}};
+  auto mlp = [&g](const std::string& name, const std::vector<int>& widths, bool last_relu) {
+    for (size_t i = 1; i < widths.size(); ++i) {
+      TokenLayers t(g, 1, widths[i]);
+      t.linear(fmt::format("{}.{}", name, 2 * (i - 1)), widths[i - 1], widths[i]);
+      if (i + 1 < widths.size() || last_relu) t.activation(fmt::format("{}.relu{}", name, i - 1), widths[i]);
+    }
+  };
+  mlp("bot_l", {kDense, 512, 256, kDim}, true);
+  for (size_t t = 0; t < std::size(kRows); ++t) {
+    Layer l{fmt::format("emb_l.{}", t), LayerKind::embedding};
+    l.input_elements = 1;  // one index per sample
+    l.parameters = kRows[t] * kDim;
+    l.output_elements = kDim;
+    l.sharded = true;
+    g.layers.push_back(l);
+  }
+  // The interaction: Z Z^T of the 27 vectors as one batched product (both operands need
+  // gradients, as attention's do), then its lower triangle beside the bottom MLP's output.
+  constexpr int kVectors = int(std::size(kRows)) + 1;
+  constexpr int kPairs = kVectors * (kVectors - 1) / 2;
+  Layer interaction{"interact_features", LayerKind::attention};
+  interaction.input_elements = double(kVectors) * kDim;
+  interaction.forward_macs = double(kVectors) * kVectors * kDim;
+  interaction.output_elements = kDim + kPairs;
+  g.layers.push_back(interaction);
+  mlp("top_l", {kDim + kPairs, 1024, 1024, 512, 256, 1}, false);
+  return g;
+}
+
 const std::map<std::string, std::function<LayerGraph(const ZooOptions&)>>& zoo() {
   static const std::map<std::string, std::function<LayerGraph(const ZooOptions&)>> models = {
       {"resnet-50", [](const ZooOptions& o) { return resnet("resnet-50", {3, 4, 6, 3}, o); }},
@@ -266,6 +307,7 @@ const std::map<std::string, std::function<LayerGraph(const ZooOptions&)>>& zoo()
       {"vit-l-16", [](const ZooOptions& o) { return vit("vit-l-16", 24, 1024, 16, o); }},
       {"bert-base", [](const ZooOptions& o) { return bert("bert-base", 12, 768, 12, o); }},
       {"bert-large", [](const ZooOptions& o) { return bert("bert-large", 24, 1024, 16, o); }},
+      {"dlrm", dlrm},
   };
   return models;
 }

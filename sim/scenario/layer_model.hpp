@@ -11,11 +11,12 @@
 
 namespace dtsim {
 
-// sgd_momentum: torchvision's and the image benchmarks' optimizer (one momentum buffer).
-// adam: Adam, AdamW and LAMB (two moment buffers), as BERT pretraining runs.
-enum class LayerModelOptimizer { sgd_momentum, adam };
-inline constexpr LayerModelOptimizer kLayerModelOptimizers[] = {LayerModelOptimizer::sgd_momentum,
-                                                                LayerModelOptimizer::adam};
+// sgd: plain SGD, no state (DLRM's MLPerf reference). sgd_momentum: torchvision's and the image
+// benchmarks' optimizer (one momentum buffer). adam: Adam, AdamW and LAMB (two moment buffers), as
+// BERT pretraining runs.
+enum class LayerModelOptimizer { sgd, sgd_momentum, adam };
+inline constexpr LayerModelOptimizer kLayerModelOptimizers[] = {
+    LayerModelOptimizer::sgd, LayerModelOptimizer::sgd_momentum, LayerModelOptimizer::adam};
 const char* to_string(LayerModelOptimizer o);
 
 struct LayerModel {

@@ -82,9 +82,12 @@ LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model
     m.options.classes = f.has(model, "classes") ? f.int_in(model, at, "classes", 1, kMaxZooClasses) : m.options.classes;
     m.graph = *zoo_model(m.zoo, m.options);
   }
-  // Image models train with SGD and momentum, sequence models with Adam-like optimizers.
+  // Image models train with SGD and momentum, sequence models with Adam-like optimizers, DLRM's
+  // click records with plain SGD.
   const LayerModelOptimizer usual =
-      m.graph.sample_unit == "image" ? LayerModelOptimizer::sgd_momentum : LayerModelOptimizer::adam;
+      m.graph.sample_unit == "image"    ? LayerModelOptimizer::sgd_momentum
+      : m.graph.sample_unit == "record" ? LayerModelOptimizer::sgd
+                                        : LayerModelOptimizer::adam;
   m.optimizer = read_choice(f, model, at, "optimizer", kLayerModelOptimizers, usual);
   return m;
 }

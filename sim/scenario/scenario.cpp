@@ -33,6 +33,7 @@ const char* to_string(PipelineScheduleKind k) {
 
 const char* to_string(LayerModelOptimizer o) {
   switch (o) {
+    case LayerModelOptimizer::sgd: return "sgd";
     case LayerModelOptimizer::sgd_momentum: return "sgd_momentum";
     case LayerModelOptimizer::adam: return "adam";
   }

@@ -308,6 +308,15 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
   if (s.reference && s.reference->gpus > 1 && s.data_parallel.uses_servers())
     fail("reference.gpus", "1 with parameter servers (a reference on several GPUs is taken as an all-reduce run)",
          std::to_string(s.reference->gpus));
+  // Sharded embedding tables (DLRM) exchange lookups by all-to-all between the GPUs that hold
+  // them; neither servers nor the closed-form multi-GPU reference know that exchange.
+  if (s.layer_model->graph.sharded_parameters() > 0) {
+    if (s.data_parallel.uses_servers())
+      fail("data_parallel.strategy", "allreduce for a model with sharded embedding tables (all-to-all lookups)",
+           to_string(s.data_parallel.strategy));
+    if (s.reference && s.reference->gpus > 1)
+      fail("reference.gpus", "1 for a model with sharded embedding tables", std::to_string(s.reference->gpus));
+  }
   if (s.reference && !(s.reference->samples_per_s > 0))
     fail("reference.samples_per_s", "a rate > 0", fmt::format("{}", s.reference->samples_per_s));
   check_parameter_servers(s, fail);

@@ -152,6 +152,7 @@ double server_decode_bytes_per_byte(const DataParallelConfig& dp) {
 }
 
 WeightMatrix weight_matrix(const Layer& l) {
+  if (l.sharded) return {};  // never all-reduced (Layer::sharded)
   if (l.kind == LayerKind::embedding && l.input_elements > 0 && l.output_elements > 0 && l.parameters > 0) {
     const double width = l.output_elements / l.input_elements;  // one row of `width` per looked-up index
     return {std::max(1.0, std::round(l.parameters / width)), width, 0};

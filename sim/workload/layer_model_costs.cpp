@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "bucket_sync.hpp"
 #include "gradient_compression.hpp"
 #include "input_error.hpp"
@@ -16,7 +19,21 @@ constexpr double kMiB = 1024.0 * 1024.0;
 }  // namespace
 
 double optimizer_bytes_per_parameter(LayerModelOptimizer o) {
-  return o == LayerModelOptimizer::adam ? 28 : 20;
+  switch (o) {
+    case LayerModelOptimizer::sgd: return 12;
+    case LayerModelOptimizer::sgd_momentum: return 20;
+    case LayerModelOptimizer::adam: return 28;
+  }
+  return 28;
+}
+
+double optimizer_state_bytes_per_parameter(LayerModelOptimizer o) {
+  switch (o) {
+    case LayerModelOptimizer::sgd: return 0;
+    case LayerModelOptimizer::sgd_momentum: return 4;
+    case LayerModelOptimizer::adam: return 8;
+  }
+  return 8;
 }
 
 namespace {
@@ -27,8 +44,10 @@ OperatorKind operator_kind(LayerKind k) {
   return OperatorKind::elementwise;
 }
 
+// A sharded table's lookups touch only the rows they read (its output), never the whole table.
 double layer_bytes(const Layer& l, double samples, double activation_bytes) {
-  return (l.input_elements + l.output_elements) * samples * activation_bytes + l.parameters * activation_bytes;
+  const double weights = l.sharded ? 0 : l.parameters * activation_bytes;
+  return (l.input_elements + l.output_elements) * samples * activation_bytes + weights;
 }
 
 }  // namespace
@@ -64,7 +83,7 @@ LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) 
     p.backward_kernels += b.kernels;
   }
   const Operator step{"optimizer", OperatorKind::optimizer, 0,
-                      g.parameters() * optimizer_bytes_per_parameter(s.layer_model->optimizer)};
+                      dense_parameters(g) * optimizer_bytes_per_parameter(s.layer_model->optimizer)};
   p.optimizer_s = compute.time_s(step);
   return p;
 }
@@ -167,7 +186,7 @@ std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std:
   int last_layer = int(g.layers.size()) - 1;
   for (size_t i = g.layers.size(); i-- > 0;) {
     pending_s += backward_s[i];
-    bytes += g.layers[i].parameters * kLayerModelGradientBytes;
+    if (!g.layers[i].sharded) bytes += g.layers[i].parameters * kLayerModelGradientBytes;
     const double cap = (buckets.empty() ? dp.first_bucket_mb : dp.bucket_cap_mb) * kMiB;
     const bool cycle_over = dp.cycle_time_ms > 0 && pending_s >= dp.cycle_time_ms * 1e-3;
     if (bytes >= cap || (cycle_over && bytes > 0) || (i == 0 && bytes > 0)) {
@@ -183,6 +202,26 @@ std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std:
   return buckets;
 }
 
+double dense_parameters(const LayerGraph& g) { return g.parameters() - g.sharded_parameters(); }
+
+std::vector<PassCollective> sharded_lookup_exchange(const Scenario& s) {
+  const LayerGraph& g = s.layer_model->graph;
+  if (s.parallelism.dp < 2 || g.sharded_output_elements() <= 0) return {};
+  const double bytes = s.training.micro_batch * g.sharded_output_elements() *
+                       element_bytes(working_precision(s.training.precision));
+  return {{GroupRole::dp, CollectiveKind::all_to_all, 1, bytes, false}};
+}
+
+double fullest_gpu_sharded_parameters(const LayerGraph& g, int gpus) {
+  std::vector<double> tables;
+  for (const Layer& l : g.layers)
+    if (l.sharded) tables.push_back(l.parameters);
+  std::sort(tables.begin(), tables.end(), std::greater<>());
+  std::vector<double> held(size_t(std::max(1, gpus)), 0.0);
+  for (double t : tables) *std::min_element(held.begin(), held.end()) += t;
+  return *std::max_element(held.begin(), held.end());
+}
+
 double layer_model_flops_per_iteration(const Scenario& s) {
   return 6 * s.layer_model->graph.forward_macs() * s.training.global_batch;
 }
@@ -195,11 +234,11 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();
   in.collective_sm_share = compute.device().collective_sm_share();
-  in.forward.push_back({l.forward_s * scale, p.forward_flops, {}});
-  in.backward.push_back({l.backward_s * scale, p.backward_flops, {}});
+  in.forward.push_back({l.forward_s * scale, p.forward_flops, sharded_lookup_exchange(s)});
+  in.backward.push_back({l.backward_s * scale, p.backward_flops, sharded_lookup_exchange(s)});
   in.backward_weight.push_back({});  // no split backward (zero-bubble) without a pipeline
-  in.gradient_bytes.push_back(g.parameters() * kLayerModelGradientBytes);
-  in.parameter_bytes.push_back(g.parameters() * kLayerModelGradientBytes);
+  in.gradient_bytes.push_back(dense_parameters(g) * kLayerModelGradientBytes);
+  in.parameter_bytes.push_back(dense_parameters(g) * kLayerModelGradientBytes);
   in.expert_gradient_bytes.push_back(0);
   in.expert_parameter_bytes.push_back(0);
   in.optimizer_s.push_back(p.optimizer_s * scale);

@@ -14,10 +14,13 @@ namespace dtsim {
 // and their .grad in fp32; DDP all-reduces .grad), so every gradient byte count uses 4 B.
 inline constexpr double kLayerModelGradientBytes = 4;
 
-// Optimizer step per parameter, fp32 (4 B per access). SGD with momentum: read grad, weight and
-// momentum, write weight and momentum (20 B). Adam: read grad, weight, m, v, write weight, m, v
-// (28 B).
+// Optimizer step per parameter, fp32 (4 B per access). SGD: read grad and weight, write weight
+// (12 B). SGD with momentum: read grad, weight and momentum, write weight and momentum (20 B).
+// Adam: read grad, weight, m, v, write weight, m, v (28 B). Sharded embedding tables are updated
+// row by row in their backward pass (sparse gradients), not by this step.
 double optimizer_bytes_per_parameter(LayerModelOptimizer o);
+// fp32 state the optimizer keeps per parameter: none (SGD), a momentum (4 B), Adam's m and v (8 B).
+double optimizer_state_bytes_per_parameter(LayerModelOptimizer o);
 
 // The forward and backward operators of one layer for `samples` samples with activations of
 // `activation_bytes` per element. Products run as GEMMs (convolutions as implicit GEMMs),
@@ -55,6 +58,18 @@ double single_gpu_step_s(const Scenario& s, const ComputeModel& compute);
 // part of the backward pass from the previous bucket's last layer to its own.
 std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,
                                                  const DataParallelConfig& dp);
+
+// Parameters every replica holds and all-reduces: all but the sharded embedding tables'.
+double dense_parameters(const LayerGraph& g);
+// A micro-batch's exchange of sharded lookups (Layer::sharded), in its forward pass and again,
+// as gradients, in its backward pass: one all-to-all over the data-parallel GPUs in which each
+// sends every other the vectors its tables looked up for that GPU's samples (nccl-tests' size:
+// micro-batch x the looked-up elements x the activation's bytes). None on one GPU.
+std::vector<PassCollective> sharded_lookup_exchange(const Scenario& s);
+// The sharded tables' parameters on the GPU holding the most when `gpus` GPUs share them table by
+// table, each table (largest first) to the GPU holding the least so far (TorchRec's table-wise
+// sharding, balanced by size).
+double fullest_gpu_sharded_parameters(const LayerGraph& g, int gpus);
 
 // Matmul FLOPs of one iteration, all GPUs: 2 per multiply-accumulate forward and 4 backward
 // (input and weight gradients), as torchvision's GFLOPS x 6 per sample.

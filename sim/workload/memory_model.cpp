@@ -132,15 +132,19 @@ namespace {
 // precision), fp32 gradients and DDP's bucket buffers of the same size (gradient_as_bucket_view
 // is off by default), the optimizer's fp32 state, and every layer's output of one micro-batch,
 // kept for the backward pass.
+// Sharded embedding tables (Layer::sharded) add the fp32 rows of the fullest GPU's tables and
+// their optimizer state; their sparse gradients are a micro-batch's rows, left out.
 MemoryBreakdown layer_model_memory(const Scenario& s) {
   const LayerGraph& g = s.layer_model->graph;
-  const double parameters = g.parameters();
+  const double parameters = dense_parameters(g);
+  const double sharded = fullest_gpu_sharded_parameters(g, s.parallelism.dp);
   const double working_bytes = element_bytes(working_precision(s.training.precision));
-  const double state_bytes = s.layer_model->optimizer == LayerModelOptimizer::adam ? 8 : 4;
+  const double state_bytes = optimizer_state_bytes_per_parameter(s.layer_model->optimizer);
   MemoryBreakdown out;
-  out.weights_bytes = parameters * (kLayerModelGradientBytes + (working_bytes < 4 ? working_bytes : 0));
+  const double working_copy_bytes = working_bytes < 4 ? working_bytes : 0;
+  out.weights_bytes = parameters * (kLayerModelGradientBytes + working_copy_bytes) + sharded * kLayerModelGradientBytes;
   out.gradients_bytes = 2 * parameters * kLayerModelGradientBytes;
-  out.optimizer_bytes = parameters * state_bytes;
+  out.optimizer_bytes = (parameters + sharded) * state_bytes;
   out.activations_bytes = g.activation_elements() * s.training.micro_batch * working_bytes;
   out.micro_batches_in_flight = out.chunk_passes_in_flight = 1;
   out.fragmentation_bytes = kDataParallelReserveBytes + kFragmentationOfActivations * out.activations_bytes;
