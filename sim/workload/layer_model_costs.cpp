@@ -19,12 +19,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 }  // namespace
 
 double optimizer_bytes_per_parameter(LayerModelOptimizer o) {
-  switch (o) {
-    case LayerModelOptimizer::sgd: return 12;
-    case LayerModelOptimizer::sgd_momentum: return 20;
-    case LayerModelOptimizer::adam: return 28;
-  }
-  return 28;
+  return 12 + 2 * optimizer_state_bytes_per_parameter(o);  // gradient and weight in, weight out; state in and out
 }
 
 double optimizer_state_bytes_per_parameter(LayerModelOptimizer o) {
