@@ -19,6 +19,7 @@
 #include "device_spec.hpp"
 #include "enum_names.hpp"
 #include "memory_model.hpp"
+#include "qt_text.hpp"
 #include "transformer_config.hpp"
 #include "what_if.hpp"
 
@@ -28,14 +29,6 @@ namespace {
 
 const char* kFlagStyle = "border: 2px solid #d00000;";
 const QString kHfItem = "Hugging Face config.json…";
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-QStringList q(const std::vector<std::string>& items) {
-  QStringList list;
-  for (const std::string& s : items) list << q(s);
-  return list;
-}
 
 }  // namespace
 

@@ -66,6 +66,8 @@ class ScenarioPanel : public QWidget {
   void layerModelOnly(QFormLayout* form, QWidget* field);
   QLineEdit* lineField(const QString& path, const QString& tooltip);
   QComboBox* comboField(const QString& path, const QStringList& items, const QString& tooltip);
+  // A choice the loader defaults when absent: its first item, "default", writes null.
+  QComboBox* optionalComboField(const QString& path, const QStringList& items, const QString& tooltip);
   QWidget* checkField(const QString& path, const QString& text);
   void fieldEdited(const QString& path, const QString& value);
   void chooseModel(int index);

@@ -1,4 +1,4 @@
-// The scenario form's rows for layer-graph models (README "Layer-graph models"): the zoo model,
+// The scenario form's rows for layer-graph models (README "Any model, data-parallel"): the zoo model,
 // how the data-parallel replicas synchronise, the measured reference and the input pipeline.
 // Optional fields start from the scenario's values; emptying one (or choosing "default") writes
 // YAML's null, so the loader's default applies again.
@@ -9,6 +9,7 @@
 
 #include "enum_names.hpp"
 #include "model_zoo.hpp"
+#include "qt_text.hpp"
 #include "scenario_panel.hpp"
 
 namespace dtsim::gui {
@@ -18,24 +19,15 @@ namespace {
 const QString kDefaultItem = "default";
 const QString kLayersFileItem = "layers file: ";
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-template <typename Enum, size_t N>
-QStringList choices(const Enum (&values)[N]) {
-  QStringList list;
-  for (const std::string& name : names_of(values)) list << q(name);
-  return list;
-}
-
-// A choice the loader defaults when absent: its first item writes null.
-QComboBox* with_default_item(QComboBox* combo) {
-  combo->insertItem(0, kDefaultItem, QString());
-  return combo;
-}
-
 QString number(double v) { return QString::number(v, 'g', 10); }
 
 }  // namespace
+
+QComboBox* ScenarioPanel::optionalComboField(const QString& path, const QStringList& items, const QString& tooltip) {
+  QComboBox* combo = comboField(path, items, tooltip);
+  combo->insertItem(0, kDefaultItem, QString());  // writes null: the loader's default
+  return combo;
+}
 
 void ScenarioPanel::transformerOnly(QFormLayout* form, QWidget* field) { transformer_rows_.append({form, field}); }
 
@@ -57,7 +49,7 @@ void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
   auto* zoo = new QComboBox;
   zoo->setObjectName("model.zoo");
   for (const std::string& name : zoo_model_names()) zoo->addItem(q(name), q(name));
-  zoo->setToolTip("a built-in layer graph (model.zoo): torchvision's CNNs, ViT, BERT");
+  zoo->setToolTip("a built-in layer graph (model.zoo): torchvision's CNNs, ViT, BERT, DLRM");
   connect(zoo, &QComboBox::activated, this, &ScenarioPanel::chooseZooModel);
   fields_["model.zoo"] = zoo;
   form->addRow("model", zoo);
@@ -67,9 +59,10 @@ void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
   form->addRow("sequence length", sequence);
   layerModelOnly(form, sequence);
   model_form_ = form;
-  QComboBox* optimizer = with_default_item(comboField(
-      "model.optimizer", choices(kLayerModelOptimizers),
-      "default: sgd_momentum for image models, adam for sequence models (optimizer state per parameter)"));
+  QComboBox* optimizer =
+      optionalComboField("model.optimizer", q(names_of(kLayerModelOptimizers)),
+                         "default: sgd_momentum for image models, adam for sequence models, sgd for DLRM's records "
+                         "(optimizer state per parameter)");
   form->addRow("optimizer", optimizer);
   layerModelOnly(form, optimizer);
 }
@@ -77,26 +70,26 @@ void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
 QWidget* ScenarioPanel::buildDataParallel() {
   auto* box = new QGroupBox("Data parallel (layer-graph models)");
   auto* form = new QFormLayout(box);
-  form->addRow("strategy", with_default_item(comboField(
-                               "data_parallel.strategy", choices(kDataParallelStrategies),
-                               "allreduce: DDP or Horovod; parameter_server: workers push to and pull from servers; "
-                               "hierarchical: all-reduce in the node, its first GPU talks to the servers")));
-  form->addRow("library", with_default_item(comboField("data_parallel.library", choices(kAllreduceLibraries),
-                                                       "allreduce: nccl (DDP buckets) or horovod (tensor fusion)")));
-  form->addRow("compression", with_default_item(comboField("data_parallel.compression", choices(kGradientCompressions),
-                                                           "how each bucket's gradients travel")));
+  form->addRow("strategy",
+               optionalComboField("data_parallel.strategy", q(names_of(kDataParallelStrategies)),
+                                  "allreduce: DDP or Horovod; parameter_server: workers push to and pull from "
+                                  "servers; hierarchical: all-reduce in the node, its first GPU talks to the servers"));
+  form->addRow("library", optionalComboField("data_parallel.library", q(names_of(kAllreduceLibraries)),
+                                             "allreduce: nccl (DDP buckets) or horovod (tensor fusion)"));
+  form->addRow("compression", optionalComboField("data_parallel.compression", q(names_of(kGradientCompressions)),
+                                                 "how each bucket's gradients travel"));
   QLineEdit* bucket = lineField("data_parallel.bucket_cap_mb", "bucket (DDP) or fusion buffer (Horovod), MiB");
   bucket->setPlaceholderText("25 (DDP), 64 (Horovod)");
   form->addRow("bucket MiB", bucket);
   QLineEdit* servers = lineField("data_parallel.servers", "parameter servers");
   servers->setPlaceholderText("one per node");
   form->addRow("servers", servers);
-  form->addRow("placement", with_default_item(comboField("data_parallel.placement", choices(kServerPlacements),
-                                                         "colocated on the workers' nodes, or dedicated CPU nodes")));
-  form->addRow("sharding", with_default_item(comboField("data_parallel.sharding", choices(kTensorShardings),
-                                                        "how tensors are spread over the servers")));
-  form->addRow("update mode", with_default_item(comboField("data_parallel.mode", choices(kUpdateModes),
-                                                           "sync, async, or ssp (bounded staleness)")));
+  form->addRow("placement", optionalComboField("data_parallel.placement", q(names_of(kServerPlacements)),
+                                               "colocated on the workers' nodes, or dedicated CPU nodes"));
+  form->addRow("sharding", optionalComboField("data_parallel.sharding", q(names_of(kTensorShardings)),
+                                              "how tensors are spread over the servers"));
+  form->addRow("update mode", optionalComboField("data_parallel.mode", q(names_of(kUpdateModes)),
+                                                 "sync, async, or ssp (bounded staleness)"));
   form->addRow("staleness bound", lineField("data_parallel.staleness_bound",
                                             "ssp: iterations a worker may run ahead of the slowest"));
   form->addRow("backup workers", lineField("data_parallel.backup_workers",
@@ -116,9 +109,8 @@ QWidget* ScenarioPanel::buildInputPipeline() {
   auto* box = new QGroupBox("Input pipeline (layer-graph models; empty: data always ready)");
   auto* form = new QFormLayout(box);
   form->addRow("bytes per sample", lineField("input_pipeline.sample_bytes", "stored bytes of one sample"));
-  form->addRow("storage",
-                with_default_item(comboField("input_pipeline.storage", choices(kInputStorages),
-                                             "local: each node's own disks; shared: one file system for all")));
+  form->addRow("storage", optionalComboField("input_pipeline.storage", q(names_of(kInputStorages)),
+                                             "local: each node's own disks; shared: one file system for all"));
   form->addRow("storage GB/s", lineField("input_pipeline.storage_GBps", "read bandwidth (per node when local)"));
   form->addRow("CPU cores", lineField("input_pipeline.cpu_cores", "loader cores per node"));
   form->addRow("samples/s per core", lineField("input_pipeline.samples_per_s_per_core", "decode and augment rate"));
