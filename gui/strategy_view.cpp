@@ -1,30 +1,26 @@
 #include "strategy_view.hpp"
 
-#include <QBarCategoryAxis>
-#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QHorizontalStackedBarSeries>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QThread>
-#include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <memory>
 #include <thread>
 
 #include "palette.hpp"
+#include "qt_text.hpp"
+#include "stacked_bar_chart.hpp"
 
 namespace dtsim::gui {
 
 namespace {
-
-QString q(const std::string& s) { return QString::fromStdString(s); }
 
 QString seconds(double s) { return QString::number(s, 'f', 4) + " s"; }
 
@@ -150,12 +146,6 @@ void StrategyView::show(const StrategyComparison& c) {
 }
 
 void StrategyView::showChart(const StrategyComparison& c) {
-  QChart* chart = chart_->chart();
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
   struct Part {
     const char* name;
     QColor colour;
@@ -164,35 +154,22 @@ void StrategyView::showChart(const StrategyComparison& c) {
   const Part parts[] = {{"compute", palette::compute(), &StrategyOutcome::compute_s},
                         {"exposed communication", palette::communication(), &StrategyOutcome::exposed_communication_s},
                         {"other", palette::other(), &StrategyOutcome::other_s}};
-  auto* series = new QHorizontalStackedBarSeries;
-  QStringList categories;
-  double longest_s = 0;
   std::vector<const StrategyOutcome*> simulated;
   for (const StrategyOutcome& r : c.rows)
     if (r.error.empty()) simulated.push_back(&r);
   std::reverse(simulated.begin(), simulated.end());  // the scenario's own strategy at the top
+  QStringList categories;
+  double longest_s = 0;
   for (const StrategyOutcome* r : simulated) {
     categories << QString("%1 · %2 %3s/s").arg(q(r->strategy)).arg(r->samples_per_s, 0, 'f', 1).arg(q(c.sample_unit));
     longest_s = std::max(longest_s, r->iteration_s);
   }
+  std::vector<StackedPart> bars;
   for (const Part& p : parts) {
-    auto* set = new QBarSet(p.name);
-    set->setColor(p.colour);
-    for (const StrategyOutcome* r : simulated) *set << r->*p.field;
-    series->append(set);
+    bars.push_back({p.name, p.colour, {}});
+    for (const StrategyOutcome* r : simulated) bars.back().seconds << r->*p.field;
   }
-  chart->addSeries(series);
-  auto* y = new QBarCategoryAxis;
-  y->append(categories);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
-  auto* x = new QValueAxis;
-  x->setTitleText("seconds per iteration");
-  x->setLabelFormat("%.3g");
-  x->setRange(0, longest_s * 1.05);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  show_stacked_seconds(*chart_->chart(), categories, bars, longest_s, "seconds per iteration");
 }
 
 QString StrategyView::cellText(int row, int column) const {

@@ -1,24 +1,21 @@
 #include "summary_view.hpp"
 
-#include <QBarCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QHorizontalStackedBarSeries>
-#include <QBarSet>
 #include <QLabel>
 #include <QPainter>
 #include <QPlainTextEdit>
-#include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "headline_figures.hpp"
 #include "memory_model.hpp"
 #include "palette.hpp"
+#include "stacked_bar_chart.hpp"
 
 namespace dtsim::gui {
 
@@ -177,17 +174,13 @@ void SummaryView::refreshFigures() {
 }
 
 void SummaryView::refreshChart() {
-  QChart* chart = chart_->chart();
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
   std::vector<RunPtr> runs = kept_;
   if (run_ && std::find(runs.begin(), runs.end(), run_) == runs.end()) runs.push_back(run_);
   std::erase_if(runs, [](const RunPtr& r) { return !r->report; });
-  if (runs.empty()) return;
-
+  if (runs.empty()) {
+    clear_chart(*chart_->chart());
+    return;
+  }
   struct Part {
     const char* name;
     QColor colour;
@@ -198,29 +191,18 @@ void SummaryView::refreshChart() {
                         {"pipeline bubble", palette::bubble(), &Breakdown::bubble_s},
                         {"waiting for data", palette::input_wait(), &Breakdown::input_wait_s},
                         {"other", palette::other(), &Breakdown::other_s}};
-  auto* series = new QHorizontalStackedBarSeries;
   QStringList categories;
-  for (const RunPtr& r : runs) categories << r->label;
-  for (const Part& p : parts) {
-    auto* set = new QBarSet(p.name);
-    set->setColor(p.colour);
-    for (const RunPtr& r : runs) *set << r->report->mean_breakdown.*p.field;
-    series->append(set);
-  }
-  chart->addSeries(series);
-  auto* y = new QBarCategoryAxis;
-  y->append(categories);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
-  auto* x = new QValueAxis;
-  x->setTitleText("seconds");
-  x->setLabelFormat("%.3g");
   double longest_s = 0;
-  for (const RunPtr& r : runs) longest_s = std::max(longest_s, r->report->iteration_s);
-  x->setRange(0, longest_s * 1.05);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  for (const RunPtr& r : runs) {
+    categories << r->label;
+    longest_s = std::max(longest_s, r->report->iteration_s);
+  }
+  std::vector<StackedPart> bars;
+  for (const Part& p : parts) {
+    bars.push_back({p.name, p.colour, {}});
+    for (const RunPtr& r : runs) bars.back().seconds << r->report->mean_breakdown.*p.field;
+  }
+  show_stacked_seconds(*chart_->chart(), categories, bars, longest_s, "seconds");
 }
 
 void SummaryView::renderBreakdown(QPainter& painter, QSize size) const {
