@@ -7,6 +7,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <fmt/format.h>
+
 #include "headline_figures.hpp"
 #include "planner.hpp"
 #include "what_if.hpp"
@@ -56,8 +58,15 @@ void CompareView::setRuns(const std::vector<RunPtr>& runs) {
 
 void CompareView::refresh() {
   const QStringList settings = {"scenario", "gpus", "layout", "events"};
-  const Report no_run;  // only the figures' names and labels are read
-  const std::vector<HeadlineFigure> names = headline_figures(no_run, cost_ ? cost_(no_run) : TrainingCost{});
+  // Rows named after the first completed run's figures (a layer model's throughput is in images,
+  // sequences or records), after a transformer's when none completed.
+  Report first;
+  for (const RunPtr& r : runs_)
+    if (r->report) {
+      first = *r->report;
+      break;
+    }
+  const std::vector<HeadlineFigure> names = headline_figures(first, cost_ ? cost_(first) : TrainingCost{});
   row_keys_ = settings;
   QStringList row_labels = {"scenario", "GPUs", "layout", "events"};
   for (const HeadlineFigure& f : names) {
@@ -73,7 +82,11 @@ void CompareView::refresh() {
     const RunRecord& run = *runs_[c];
     table_->setHorizontalHeaderItem(int(c), new QTableWidgetItem(run.label));
     const Scenario& s = run.scenario;
-    const std::string cells[] = {s.name, std::to_string(s.gpu_count()) + " × " + s.cluster.gpu, layout_label(s.parallelism, s.training), events_of(s)};
+    // A layer model is data-parallel only: its layout is dp, the micro-batch and how it synchronises.
+    const std::string layout = s.layer_model ? fmt::format("dp{} mb{} {}", s.parallelism.dp, s.training.micro_batch,
+                                                           to_string(s.data_parallel.strategy))
+                                             : layout_label(s.parallelism, s.training);
+    const std::string cells[] = {s.name, std::to_string(s.gpu_count()) + " × " + s.cluster.gpu, layout, events_of(s)};
     for (int r = 0; r < settings.size(); ++r) table_->setItem(r, int(c), new QTableWidgetItem(QString::fromStdString(cells[r])));
     if (!run.report) {
       table_->setItem(int(settings.size()), int(c), new QTableWidgetItem("did not complete"));
@@ -84,7 +97,8 @@ void CompareView::refresh() {
     for (size_t i = 0; i < figures.size(); ++i) {
       QString text = QString::fromStdString(figures[i].text);
       auto* item = new QTableWidgetItem;
-      if (c > 0 && baseline[i].value != 0) {
+      // No change in % between runs counted in different units (tokens against images).
+      if (c > 0 && baseline[i].value != 0 && baseline[i].key == figures[i].key) {
         const double change = figures[i].value / baseline[i].value - 1;
         text += QString("  (%1%2 %)").arg(change >= 0 ? "+" : "").arg(100 * change, 0, 'f', 1);
         const bool better = figures[i].higher_is_better ? change > 0 : change < 0;

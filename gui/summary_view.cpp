@@ -21,9 +21,6 @@ namespace dtsim::gui {
 
 namespace {
 
-const char* const kFigureKeys[] = {"iteration_s", "tokens_per_s", "model_tflops_per_gpu", "mfu_percent",
-                                   "memory_gb_per_gpu", "time_to_train_days", "gpu_hours", "cost_usd"};
-
 QLabel* big_label() {
   auto* l = new QLabel("–");
   QFont f = l->font();
@@ -45,34 +42,33 @@ SummaryView::SummaryView(QWidget* parent) : QWidget(parent) {
   auto* numbers = new QGroupBox("Headline");
   auto* grid = new QGridLayout(numbers);
   const Report empty;
-  const std::vector<HeadlineFigure> names = headline_figures(empty, {});
-  for (size_t i = 0; i < names.size(); ++i) {
-    auto* name = new QLabel(QString::fromStdString(names[i].label));
-    name->setObjectName(QString("label_") + kFigureKeys[i]);
-    names_[kFigureKeys[i]] = name;
-    QLabel* value = big_label();
-    value->setObjectName(QString("figure_") + kFigureKeys[i]);
-    figures_[kFigureKeys[i]] = value;
-    grid->addWidget(name, int(i / 4) * 2, int(i % 4));
-    grid->addWidget(value, int(i / 4) * 2 + 1, int(i % 4));
+  for (const HeadlineFigure& f : headline_figures(empty, {})) {
+    const int i = int(figures_.size());
+    names_.push_back(new QLabel(QString::fromStdString(f.label)));
+    figures_.push_back(big_label());
+    keys_.push_back(f.key);
+    grid->addWidget(names_.back(), i / 4 * 2, i % 4);
+    grid->addWidget(figures_.back(), i / 4 * 2 + 1, i % 4);
   }
   layout->addWidget(numbers);
 
   auto* inputs = new QHBoxLayout;
-  tokens_ = new QLineEdit("300e9");
-  tokens_->setObjectName("tokens");
-  tokens_->setToolTip("tokens to train on, for the time and cost to train");
+  amount_ = new QLineEdit(QString::number(usual_training_amount(unit_), 'g', 10));
+  amount_->setObjectName("training_amount");
+  amount_->setToolTip("how much to train on, in the run's unit (tokens, images, sequences, records), for the "
+                      "time and cost to train; each unit starts at a usual run's length");
+  amount_unit_ = new QLabel("tokens at $");
   price_ = new QLineEdit("2.00");
   price_->setObjectName("usd_per_gpu_hour");
   price_->setToolTip("price of one GPU-hour, US dollars");
   inputs->addWidget(new QLabel("train on"));
-  inputs->addWidget(tokens_);
-  inputs->addWidget(new QLabel("tokens at $"));
+  inputs->addWidget(amount_);
+  inputs->addWidget(amount_unit_);
   inputs->addWidget(price_);
   inputs->addWidget(new QLabel("per GPU-hour"));
   inputs->addStretch();
   layout->addLayout(inputs);
-  for (QLineEdit* e : {tokens_, price_})
+  for (QLineEdit* e : {amount_, price_})
     connect(e, &QLineEdit::textChanged, this, [this] {
       refreshFigures();
       emit costInputsChanged();
@@ -101,10 +97,24 @@ SummaryView::SummaryView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(details_, 1);
 }
 
-double SummaryView::tokens() const {
+double SummaryView::trainingAmount(const std::string& unit) const {
+  if (unit != unit_) {
+    const auto held = amounts_.find(unit);
+    return held != amounts_.end() ? held->second : usual_training_amount(unit);
+  }
   bool ok = false;
-  const double t = tokens_->text().toDouble(&ok);
-  return ok && t > 0 ? t : 0;
+  const double a = amount_->text().toDouble(&ok);
+  return ok && a > 0 ? a : 0;
+}
+
+// The amount field follows the current run's unit: a number of tokens means nothing in images.
+void SummaryView::showAmountIn(const std::string& unit) {
+  if (unit == unit_) return;
+  amounts_[unit_] = trainingAmount(unit_);
+  const double amount = trainingAmount(unit);
+  unit_ = unit;
+  amount_unit_->setText(QString::fromStdString(unit + "s at $"));
+  amount_->setText(QString::number(amount, 'g', 10));
 }
 
 double SummaryView::usdPerGpuHour() const {
@@ -113,7 +123,9 @@ double SummaryView::usdPerGpuHour() const {
   return ok && p >= 0 ? p : 0;
 }
 
-TrainingCost SummaryView::costOf(const Report& r) const { return training_cost(r, tokens(), usdPerGpuHour()); }
+TrainingCost SummaryView::costOf(const Report& r) const {
+  return training_cost(r, trainingAmount(r.throughput_unit()), usdPerGpuHour());
+}
 
 void SummaryView::setEstimate(double analytic_iteration_s) {
   title_->setText(QString("Simulating… analytic estimate %1 s").arg(analytic_iteration_s, 0, 'f', 4));
@@ -128,6 +140,7 @@ void SummaryView::setMessage(const QString& text) {
 void SummaryView::setRun(const RunPtr& run) {
   run_ = run;
   message_->hide();
+  if (run_ && run_->report) showAmountIn(run_->report->throughput_unit());
   refreshFigures();
   refreshChart();
 }
@@ -138,28 +151,31 @@ void SummaryView::setKeptRuns(const std::vector<RunPtr>& kept) {
 }
 
 QString SummaryView::figureText(const QString& key) const {
-  const QLabel* l = figures_.value(key);
-  return l ? l->text() : QString();
+  const auto at = std::find(keys_.begin(), keys_.end(), key.toStdString());
+  return at == keys_.end() ? QString() : figures_[size_t(at - keys_.begin())]->text();
 }
 
 void SummaryView::refreshFigures() {
   if (!run_) return;
   const Scenario& s = run_->scenario;
-  QString title = QString("%1 · %2 × %3 · tp %4 cp %5 pp %6 dp %7 · %8")
-                      .arg(run_->label)
-                      .arg(s.gpu_count())
-                      .arg(QString::fromStdString(s.cluster.gpu))
-                      .arg(s.parallelism.tp).arg(s.parallelism.cp).arg(s.parallelism.pp).arg(s.parallelism.dp)
-                      .arg(to_string(s.parallelism.schedule));
+  QString title = QString("%1 · %2 × %3 · ").arg(run_->label).arg(s.gpu_count()).arg(QString::fromStdString(s.cluster.gpu));
+  if (s.layer_model)
+    title += QString("dp %1 · %2").arg(s.parallelism.dp).arg(to_string(s.data_parallel.strategy));
+  else
+    title += QString("tp %1 cp %2 pp %3 dp %4 · %5")
+                 .arg(s.parallelism.tp).arg(s.parallelism.cp).arg(s.parallelism.pp).arg(s.parallelism.dp)
+                 .arg(to_string(s.parallelism.schedule));
   std::string details;
   if (run_->report) {
     const std::vector<HeadlineFigure> figures = headline_figures(*run_->report, costOf(*run_->report));
-    for (const HeadlineFigure& f : figures) {
-      const QString key = QString::fromStdString(f.key);
-      if (QLabel* l = figures_.value(key)) l->setText(QString::fromStdString(f.text));
-      if (QLabel* l = names_.value(key)) l->setText(QString::fromStdString(f.label));
+    for (size_t i = 0; i < figures.size() && i < figures_.size(); ++i) {
+      figures_[i]->setText(QString::fromStdString(figures[i].text));
+      names_[i]->setText(QString::fromStdString(figures[i].label));
+      keys_[i] = figures[i].key;
     }
-    title += QString(" · analytic %1 s").arg(run_->report->analytic_iteration_s, 0, 'f', 4);
+    // Parameter servers have no closed-form estimate (Report::analytic_iteration_s stays 0).
+    if (run_->report->analytic_iteration_s > 0)
+      title += QString(" · analytic %1 s").arg(run_->report->analytic_iteration_s, 0, 'f', 4);
     details = format_report_text(*run_->report);
   } else {
     for (QLabel* l : figures_) l->setText("–");

@@ -102,5 +102,33 @@ TEST(HeadlineFigures, TimeAndCostToTrainByHand) {
   EXPECT_NE(headline_csv({"a,b"}, {f}).find("\n\"a,b\",10,1000000,156,50,70,"), std::string::npos);
 }
 
+TEST(HeadlineFigures, LayerModelCountsItsSamples) {
+  Report r;
+  r.gpus = 16;
+  r.iteration_s = 2;
+  r.layer_model = true;
+  r.sample_unit = "image";
+  r.samples_per_s = 1024;  // 2048 images per 2 s step
+  const double imagenet_90_epochs = 90.0 * 1281167;
+  EXPECT_EQ(usual_training_amount("image"), imagenet_90_epochs);
+  const TrainingCost c = training_cost(r, imagenet_90_epochs, 2.0);
+  EXPECT_EQ(c.unit, "image");
+  EXPECT_DOUBLE_EQ(c.time_s, imagenet_90_epochs / 1024);  // 112,602 s
+  EXPECT_DOUBLE_EQ(c.gpu_hours, imagenet_90_epochs / 1024 / 3600 * 16);
+  const std::vector<HeadlineFigure> f = headline_figures(r, c);
+  EXPECT_EQ(f[1].key, "images_per_s");
+  EXPECT_EQ(f[1].text, "1024.0 images/s");
+  EXPECT_EQ(f[5].label, "time to train 115.3M images");
+  EXPECT_EQ(f[5].text, "1.3 days");  // 112,602 s
+  // A transformer's run and this one in one table: the throughput column names both units.
+  Report t;
+  t.tokens_per_s = 1e6;
+  const std::string csv = headline_csv({"gpt", "vgg"}, {headline_figures(t, {}), f});
+  EXPECT_EQ(csv.substr(0, 41), "run,iteration_s,tokens_per_s|images_per_s");
+  EXPECT_EQ(usual_training_amount("record"), 4195197692.0);  // Criteo 1TB, days 0-22
+  EXPECT_EQ(usual_training_amount("sequence"), 256e6);       // BERT: 1M steps of 256
+  EXPECT_EQ(usual_training_amount("parsec"), 0);
+}
+
 }  // namespace
 }  // namespace dtsim

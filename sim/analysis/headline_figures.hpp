@@ -18,12 +18,14 @@ struct HeadlineFigure {
   bool higher_is_better = false;
 };
 
-// In this order: iteration_s, tokens_per_s, model_tflops_per_gpu, mfu_percent, memory_gb_per_gpu,
-// time_to_train_days, gpu_hours, cost_usd.
+// In this order: iteration_s, tokens_per_s (a layer model's images_per_s, sequences_per_s or
+// records_per_s), model_tflops_per_gpu, mfu_percent, memory_gb_per_gpu, time_to_train_days,
+// gpu_hours, cost_usd.
 std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost& cost);
 
-// One header line (label, then the keys), one line per run (RFC 4180 quoting), numbers shortest
-// round-trip. `labels` and `figures` have one entry per run.
+// One header line (label, then the keys; a column whose runs have different keys, such as tokens
+// and images per second, is headed by them all joined with '|'), one line per run (RFC 4180
+// quoting), numbers shortest round-trip. `labels` and `figures` have one entry per run.
 std::string headline_csv(const std::vector<std::string>& labels,
                          const std::vector<std::vector<HeadlineFigure>>& figures);
 

@@ -121,6 +121,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
     rep.analytic_iteration_s = estimate_iteration(resolved).iteration_s;
   rep.samples_per_s = double(s.training.global_batch) / rep.iteration_s;
   if (s.layer_model) {
+    rep.layer_model = true;
     rep.sample_unit = s.layer_model->graph.sample_unit;
     rep.model_flops = rep.hardware_flops = layer_model_flops_per_iteration(s);
     if (s.reference) {

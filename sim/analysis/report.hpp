@@ -50,7 +50,11 @@ struct Report {
   double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp); 0 with parameter servers
   double tokens_per_s = 0;               // transformer models (0 for layer models)
   double samples_per_s = 0;             // sequences (transformers) or the layer model's samples per second
-  std::string sample_unit = "sequence";  // "image" or "sequence"
+  std::string sample_unit = "sequence";  // "image", "sequence" or "record"
+  bool layer_model = false;              // a layer-graph model: counted in samples, not tokens
+  // What training is counted in: tokens for transformers, the layer model's samples otherwise.
+  std::string throughput_unit() const { return layer_model ? sample_unit : "token"; }
+  double throughput_per_s() const { return layer_model ? samples_per_s : tokens_per_s; }
   // Layer models with a measured reference: the factor on the device model's compute times that
   // makes the reference's modelled step take the measured time (layer_model_costs.hpp), and the
   // number of GPUs it was measured on.

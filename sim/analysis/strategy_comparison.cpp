@@ -182,7 +182,10 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel) {
   const std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
   for (size_t i = 0, simulated = 0; i < variants.size(); ++i) {
     if (!refusals[i].empty()) {
-      c.rows.push_back({.strategy = variants[i].name, .error = refusals[i]});
+      StrategyOutcome refused;
+      refused.strategy = variants[i].name;
+      refused.error = refusals[i];
+      c.rows.push_back(refused);
       continue;
     }
     c.rows.push_back(outcome_of(variants[i], resolved[simulated], outcomes[simulated], c.single_gpu_samples_per_s));

@@ -2,14 +2,23 @@
 
 namespace dtsim {
 
-TrainingCost training_cost(const Report& r, double tokens, double usd_per_gpu_hour) {
+TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour) {
   TrainingCost c;
-  c.tokens = tokens;
-  if (r.tokens_per_s <= 0) return c;
-  c.time_s = tokens / r.tokens_per_s;
+  c.amount = amount;
+  c.unit = r.throughput_unit();
+  if (r.throughput_per_s() <= 0) return c;
+  c.time_s = amount / r.throughput_per_s();
   c.gpu_hours = c.time_s / 3600.0 * r.gpus;
   c.cost_usd = c.gpu_hours * usd_per_gpu_hour;
   return c;
+}
+
+double usual_training_amount(const std::string& unit) {
+  if (unit == "token") return 300e9;
+  if (unit == "image") return 90.0 * 1'281'167;
+  if (unit == "sequence") return 1e6 * 256;
+  if (unit == "record") return 4'195'197'692.0;
+  return 0;
 }
 
 }  // namespace dtsim

@@ -87,7 +87,7 @@ class TestMainWindow : public QObject {
     MainWindow w(kSource);
     w.openScenario(kScenario);
     QVERIFY(runAndWait(w));
-    auto* tokens = w.summary()->findChild<QLineEdit*>("tokens");
+    auto* tokens = w.summary()->findChild<QLineEdit*>("training_amount");
     auto* price = w.summary()->findChild<QLineEdit*>("usd_per_gpu_hour");
     tokens->setText("1e12");
     price->setText("3");
@@ -284,6 +284,25 @@ class TestMainWindow : public QObject {
              QString("parameter_server async (the scenario's)"));
     QCOMPARE(w.strategies()->cellText(0, StrategyView::iteration_column),
              QString::number(w.strategies()->comparison()->rows[0].iteration_s, 'f', 4) + " s");
+  }
+
+  void layerModelSummaryCountsSamples() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(runAndWait(w));
+    w.summary()->findChild<QLineEdit*>("training_amount")->setText("1e12");  // tokens
+    w.openScenario(kLayerScenario);
+    QVERIFY(runAndWait(w));
+    const Report& r = *w.currentRun()->report;
+    QCOMPARE(r.sample_unit, std::string("image"));
+    QCOMPARE(w.summary()->figureText("images_per_s"), QString::number(r.samples_per_s, 'f', 1) + " images/s");
+    QCOMPARE(w.summary()->figureText("tokens_per_s"), QString());
+    // 90 epochs of ImageNet-1k's 1,281,167 images by default, in days at the simulated rate.
+    QCOMPARE(w.summary()->findChild<QLineEdit*>("training_amount")->text(), QString("115305030"));
+    QCOMPARE(w.summary()->figureText("time_to_train_days"),
+             QString::number(90.0 * 1281167 / r.samples_per_s / 86400, 'f', 1) + " days");
+    // The tokens typed for the transformer are kept for its unit.
+    QCOMPARE(w.summary()->trainingAmount("token"), 1e12);
   }
 
   void transformerScenarioHidesTheLayerModelRows() {
