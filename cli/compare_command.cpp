@@ -26,7 +26,8 @@ namespace {
 std::string tick_label(std::string name) {
   name = name.substr(0, name.find(" ("));
   const std::pair<const char*, const char*> short_forms[] = {
-      {"allreduce nccl", "DDP"}, {"allreduce horovod", "Horovod"}, {"parameter_server", "PS"},
+      {"allreduce nccl", "DDP"}, {"allreduce horovod", "Horovod"}, {"allreduce mpi", "Horovod MPI"},
+      {"parameter_server", "PS"},
       {"hierarchical", "hierarchical PS"}, {" + ", "+"}};
   for (const auto& [long_form, short_form] : short_forms)
     if (const size_t at = name.find(long_form); at != std::string::npos)

@@ -74,8 +74,10 @@ QWidget* ScenarioPanel::buildDataParallel() {
                optionalComboField("data_parallel.strategy", q(names_of(kDataParallelStrategies)),
                                   "allreduce: DDP or Horovod; parameter_server: workers push to and pull from "
                                   "servers; hierarchical: all-reduce in the node, its first GPU talks to the servers"));
-  form->addRow("library", optionalComboField("data_parallel.library", q(names_of(kAllreduceLibraries)),
-                                             "allreduce: nccl (DDP buckets) or horovod (tensor fusion)"));
+  form->addRow("library",
+               optionalComboField("data_parallel.library", q(names_of(kAllreduceLibraries)),
+                                  "allreduce: nccl (DDP buckets), horovod (tensor fusion) or mpi (the fusion "
+                                  "all-reduced on the CPUs)"));
   form->addRow("compression", optionalComboField("data_parallel.compression", q(names_of(kGradientCompressions)),
                                                  "how each bucket's gradients travel"));
   QLineEdit* bucket = lineField("data_parallel.bucket_cap_mb", "bucket (DDP) or fusion buffer (Horovod), MiB");

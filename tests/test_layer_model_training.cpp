@@ -255,7 +255,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadLayerScenario{"layer-file-bad-kind.yaml", "bad-kind.json", 6, "layers[1].kind",
                                      "convolution"},
                     BadLayerScenario{"cycle-time-without-horovod.yaml", nullptr, 10, "data_parallel.cycle_time_ms",
-                                     "only with library horovod"}));
+                                     "only with library horovod"},
+                    BadLayerScenario{"mpi-with-topk.yaml", nullptr, 10, "data_parallel.compression",
+                                     "with library mpi"}));
 
 }  // namespace
 }  // namespace dtsim

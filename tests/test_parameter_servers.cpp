@@ -30,7 +30,7 @@ Workload one_server_workload(const std::vector<double>& compute_s, double bytes,
   w.servers.bucket_bytes = {{bytes}};
   w.servers.mode = mode;
   w.servers.iterations = kIterations;
-  w.servers.cpu_memory_Bps = kMemoryBps;
+  w.cpu_memory_Bps = kMemoryBps;
   for (int rank = 0; rank < workers; ++rank) {
     w.servers.workers.push_back(rank);
     RankProgram& p = w.ranks.emplace_back();

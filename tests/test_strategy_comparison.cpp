@@ -18,9 +18,9 @@ TEST(StrategyComparison, TheScenariosOwnStrategyComesFirstAndIsNotRepeated) {
   std::vector<std::string> names;
   for (const StrategyVariant& v : strategy_variants(ddp)) names.push_back(v.name);
   const std::vector<std::string> expected = {
-      "allreduce nccl (the scenario's)", "allreduce horovod",     "allreduce nccl + fp16",
-      "allreduce nccl + powersgd",       "allreduce nccl + topk", "parameter_server sync",
-      "parameter_server async",          "hierarchical sync"};
+      "allreduce nccl (the scenario's)", "allreduce horovod",     "allreduce mpi",
+      "allreduce nccl + fp16",           "allreduce nccl + powersgd", "allreduce nccl + topk",
+      "parameter_server sync",           "parameter_server async",    "hierarchical sync"};
   EXPECT_EQ(names, expected);
   // Parameter-server variants keep the scenario's servers and placement.
   const Scenario ps =
@@ -55,7 +55,7 @@ TEST(StrategyComparison, TheShippedScenarioNamesTheServerHoldingFc6AndScalesAgai
   const nlohmann::json c = nlohmann::json::parse(std::ifstream(json));
   EXPECT_DOUBLE_EQ(c["single_gpu_samples_per_s"].get<double>(), 36.3);
   EXPECT_TRUE(c["single_gpu_measured"].get<bool>());
-  ASSERT_EQ(c["strategies"].size(), 8u);
+  ASSERT_EQ(c["strategies"].size(), 9u);
   for (const nlohmann::json& row : c["strategies"]) {
     ASSERT_FALSE(row.contains("error")) << row;
     EXPECT_NEAR(row["scaling_efficiency"].get<double>(), row["samples_per_s"].get<double>() / (16 * 36.3), 1e-9);

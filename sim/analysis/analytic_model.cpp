@@ -126,7 +126,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
                collective_s({GroupRole::expert_dp, kind, 1, in.expert_gradient_bytes[stage], false}, groups, node);
       if (!in.gradient_bucket_layout.empty()) {
         sync_s =
-            bucket_layout_sync_s(in.gradient_bucket_layout, last_backward_s[stage], groups.of(GroupRole::dp), node);
+            bucket_layout_sync_s(in.gradient_bucket_layout, last_backward_s[stage], groups.of(GroupRole::dp), node,
+                                 in.host_staged_cpu_Bps);
       } else if (p.overlap_grad_reduce) {
         const int k = gradient_buckets(p, in.gradient_bytes[stage] + in.expert_gradient_bytes[stage]);
         const double piece_s = last_backward_s[stage] / k;

@@ -71,7 +71,6 @@ std::string data_parallel_run_skip_reason(const YamlFields& f, const YAML::Node&
   const std::vector<std::string> modelled = names_of(kDataParallelStrategies);
   if (!strategy.empty() && std::find(modelled.begin(), modelled.end(), strategy) == modelled.end())
     return fmt::format("strategy {} not modelled yet", strategy);
-  if (raw_field(run, "data_parallel", "library") == "mpi") return "MPI (CPU) all-reduce not modelled yet";
   return "";
 }
 

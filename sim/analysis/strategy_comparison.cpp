@@ -115,6 +115,8 @@ std::vector<StrategyVariant> strategy_variants(const Scenario& s) {
   horovod.library = AllreduceLibrary::horovod;
   horovod.bucket_cap_mb = horovod.first_bucket_mb = kHorovodFusionThresholdMiB;
   horovod.cycle_time_ms = kHorovodCycleTimeMs;
+  DataParallelConfig mpi = horovod;  // Horovod's fusion, reduced on the CPUs
+  mpi.library = AllreduceLibrary::mpi;
   // Parameter servers as the scenario places them, or one per node, colocated.
   DataParallelConfig servers = own.uses_servers() ? own : DataParallelConfig{};
   servers.strategy = DataParallelStrategy::parameter_server;
@@ -126,6 +128,7 @@ std::vector<StrategyVariant> strategy_variants(const Scenario& s) {
   hierarchical.strategy = DataParallelStrategy::hierarchical;
   const DataParallelConfig others[] = {DataParallelConfig{},
                                        horovod,
+                                       mpi,
                                        compressed(GradientCompression::fp16),
                                        compressed(GradientCompression::powersgd),
                                        compressed(GradientCompression::topk),

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "collective_plan.hpp"
+#include "host_staged_allreduce.hpp"
 
 namespace dtsim {
 
@@ -108,6 +109,7 @@ constexpr double kPullRequestBytes = 64;
 
 struct SharedState {
   const Platform& platform;
+  const NodeSpec& node;
   const Workload& workload;
   CollectivePlans collectives;
   ParameterServerRuntime* servers = nullptr;
@@ -282,6 +284,7 @@ class RankActor {
   // transfer time of its slowest flow. Flows already paid their route latency, which the
   // phase latency includes, so it is taken off each flow's finish time.
   void run_collective(const Task& task, SpanKind span) {
+    if (task.host_staged) return run_host_staged(task, span);
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
@@ -315,7 +318,12 @@ class RankActor {
         count_activities(1);
       }
     }
-    // The collective ends for the representative when it has ended for every rank it speaks for.
+    end_collective(task, span, start, clones);
+  }
+
+  // The collective ends for the representative when it has ended for every rank it speaks for.
+  void end_collective(const Task& task, SpanKind span, double start, const std::vector<int>& clones) {
+    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
     for (int clone : clones) s_.proxies.at({clone, lane}).done->acquire();
     const double end = sg4::Engine::get_clock();
     CommunicationTimes& kind = communication_of(task);
@@ -325,6 +333,53 @@ class RankActor {
       kind.exposed_s += end - start;
     }
     record(span, task, start, end);
+  }
+
+  // MPI's all-reduce through the CPUs (host_staged_allreduce.hpp), in three phases: the copy to
+  // host memory over this GPU's PCIe link, the ring (after meeting both ring neighbours: a ring
+  // step needs them), the copy back. Each phase's transfers and its memory traffic, an execution
+  // on the node's CPU host shared with the node's other ranks, run together.
+  void run_host_staged(const Task& task, SpanKind span) {
+    const std::vector<int>& ranks = s_.workload.groups[size_t(task.group)].ranks;
+    const int per_node = s_.platform.gpus_per_node;
+    const HostStagedPart part = host_staged_part(ranks, per_node, task.bytes * task.calls, rank_);
+    if (part.successor < 0) return;
+    const double start = sg4::Engine::get_clock();
+    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
+    const std::vector<int>& clones = s_.clones_in(rank_, task.group);
+    for (int clone : clones) hand_to_proxy(clone, lane, task);
+    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
+    sg4::Host* gpu = s_.platform.gpus[size_t(rank_)];
+    sg4::Host* cpu = s_.platform.cpus[size_t(rank_ / per_node)];
+    staged_phase(gpu, cpu, part.copy_bytes, cpu, part.copy_bytes);
+    char* token = nullptr;
+    wait_all_or_cancel({flow_mailbox(task.group, rank_, part.successor)->put_async(&g_token, 1),
+                        flow_mailbox(task.group, part.predecessor, rank_)->get_async<char>(&token)});
+    const double ring_start = sg4::Engine::get_clock();
+    staged_phase(cpu, s_.platform.cpus[size_t(part.successor / per_node)], part.ring_network_bytes, cpu,
+                 part.ring_memory_bytes);
+    const GroupShape shape = group_shape(ranks, per_node);
+    const double steps_s = part.ring_steps * task.calls * host_staged_step_latency_s(shape, s_.node);
+    const double remaining_s = ring_start + steps_s - sg4::Engine::get_clock();
+    if (steps_s > 0 && remaining_s > 0) sg4::this_actor::sleep_for(remaining_s);
+    staged_phase(cpu, gpu, part.copy_bytes, cpu, part.copy_bytes);
+    count_activities(8);  // 3 transfers, 3 executions, the meeting's two messages
+    end_collective(task, span, start, clones);
+  }
+
+  // `bytes` from one host to another (none when 0) beside `memory_bytes` of memory traffic on
+  // `cpu`; returns when both are done.
+  static void staged_phase(sg4::Host* from, sg4::Host* to, double bytes, sg4::Host* cpu, double memory_bytes) {
+    std::vector<sg4::ActivityPtr> activities;
+    if (bytes > 0) activities.push_back(sg4::Comm::sendto_async(from, to, uint64_t(std::llround(bytes))));
+    activities.push_back(sg4::Exec::init()->set_flops_amount(memory_bytes)->set_host(cpu)->start());
+    try {
+      for (const sg4::ActivityPtr& a : activities) a->wait();
+    } catch (const simgrid::Exception&) {
+      for (const sg4::ActivityPtr& a : activities)
+        if (a->get_state() != sg4::Activity::State::FINISHED) a->cancel();
+      throw;
+    }
   }
 
   CommunicationTimes& communication_of(const Task& task) {
@@ -431,7 +486,7 @@ class RankActor {
               stream_done_->release();
               continue;
             }
-            sms = occupy_sms();
+            if (!next->host_staged) sms = occupy_sms();  // MPI sums on the CPU, not on the SMs
             run_collective(*next, SpanKind::overlapped_collective);
           } catch (const simgrid::NetworkFailureException&) {
             if (sms) sms->cancel();
@@ -635,7 +690,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
                         const EngineOptions& options) {
   const bool record_spans = options.record_spans;
   const int n = int(workload.ranks.size());
-  SharedState state{platform, workload, CollectivePlans(workload, platform, node), nullptr, record_spans,
+  SharedState state{platform, node, workload, CollectivePlans(workload, platform, node), nullptr, record_spans,
                     std::vector<RankTimes>(n),
                     std::vector<std::vector<TraceSpan>>(record_spans ? n : 0), std::vector<int64_t>(n, 0),
                     std::vector<bool>(n, false), false, {}, {}, {}, {}};

@@ -95,7 +95,7 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   // Dedicated parameter servers sit on nodes after the workers'.
   int platform_nodes = nodes;
   for (int server_node : workload.servers.nodes) platform_nodes = std::max(platform_nodes, server_node + 1);
-  Platform platform = build_platform(topology, platform_nodes, gpu_speed_flops, workload.servers.cpu_memory_Bps);
+  Platform platform = build_platform(topology, platform_nodes, gpu_speed_flops, workload.cpu_memory_Bps);
   apply_events(events, platform, topology);
   if (options.record_link_usage)
     for (const simgrid::s4u::Link* link : engine.get_all_links()) sg_link_load_track(link);

@@ -48,6 +48,9 @@ struct Task {
   // task there (a compressed gradient's decoding) runs after the collective before it; its
   // `group` names the collectives whose communication time it belongs to.
   bool overlapped = false;
+  // An all-reduce by MPI on the node CPUs (Horovod without NCCL; host_staged_allreduce.hpp)
+  // instead of NCCL's on the GPUs: Workload::cpu_memory_Bps gives the CPUs' speed.
+  bool host_staged = false;
 
   // wait_overlapped: how many of the rank's overlapped collectives, counted from the start of
   // the iteration, must have completed. A pass waits for its own collectives but not for the
@@ -81,7 +84,6 @@ struct ParameterServers {
   // one), and applying an update to one weight (the optimizer's reads and writes).
   double accumulate_bytes_per_byte = 3;
   double apply_bytes_per_byte = 5;
-  double cpu_memory_Bps = 0;  // speed of the CPU hosts the servers run on
   // Gradient compression: a push carries push_wire_share of its gradient bytes, and the server
   // streams decode_bytes_per_byte per gradient byte to decode it.
   double push_wire_share = 1;
@@ -112,6 +114,9 @@ struct Workload {
   // groups they share, and its times are the representative's.
   std::vector<int> representative;
   ParameterServers servers;  // empty: gradients are reduced by collectives
+  // Speed of every node's CPU host, its memory bandwidth in B/s (parameter servers and MPI's
+  // host-staged all-reduces execute the bytes they stream); 0: the platform has no CPU hosts.
+  double cpu_memory_Bps = 0;
 };
 
 }  // namespace dtsim

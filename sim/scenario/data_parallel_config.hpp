@@ -48,9 +48,13 @@ inline constexpr int kParameterServerIterations = 5;
 // Who runs the all-reduce. nccl: PyTorch DDP's buckets. horovod: Horovod's tensor fusion, which
 // every cycle fuses the gradients that became ready, up to the fusion threshold, into one NCCL
 // all-reduce (docs/tensor-fusion.rst: HOROVOD_FUSION_THRESHOLD 64 MB and HOROVOD_CYCLE_TIME 5 ms
-// by default until v0.21.0, 128 MB and 1 ms since).
-enum class AllreduceLibrary { nccl, horovod };
-inline constexpr AllreduceLibrary kAllreduceLibraries[] = {AllreduceLibrary::nccl, AllreduceLibrary::horovod};
+// by default until v0.21.0, 128 MB and 1 ms since). mpi: the same fusion, each fused buffer
+// all-reduced by MPI on the node CPUs (Horovod built without HOROVOD_GPU_ALLREDUCE=NCCL): copied
+// to host memory, a ring over the ranks' processes summing on the CPU (memory bandwidth
+// server_memory_gbs), copied back (host_staged_allreduce.hpp).
+enum class AllreduceLibrary { nccl, horovod, mpi };
+inline constexpr AllreduceLibrary kAllreduceLibraries[] = {AllreduceLibrary::nccl, AllreduceLibrary::horovod,
+                                                           AllreduceLibrary::mpi};
 const char* to_string(AllreduceLibrary l);
 inline constexpr double kHorovodFusionThresholdMiB = 64;
 inline constexpr double kHorovodCycleTimeMs = 5;
@@ -105,8 +109,11 @@ struct DataParallelConfig {
   int staleness_bound = 0;  // ssp: iterations a worker may run ahead of the slowest
   int backup_workers = 0;   // sync: each update uses the first workers - backup_workers gradients
   int iterations = 0;       // simulated; 0: kParameterServerIterations
-  double server_memory_gbs = kServerMemoryGBs;
+  double server_memory_gbs = kServerMemoryGBs;  // also the CPUs' with library mpi
   bool uses_servers() const { return strategy != DataParallelStrategy::allreduce; }
+  // Horovod's tensor fusion (cycle and threshold), with NCCL or MPI underneath.
+  bool fuses_tensors() const { return library != AllreduceLibrary::nccl; }
+  bool reduces_on_cpus() const { return !uses_servers() && library == AllreduceLibrary::mpi; }
 };
 
 }  // namespace dtsim

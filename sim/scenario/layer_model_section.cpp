@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "scenario_sections.hpp"
 #include "yaml_choice.hpp"
 
@@ -130,15 +133,15 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
   read_server_fields(f, dp, at, c);
   read_compression_fields(f, dp, at, c);
   c.library = read_choice(f, dp, at, "library", kAllreduceLibraries, c.library);
-  const bool horovod = c.library == AllreduceLibrary::horovod;
+  const bool horovod = c.fuses_tensors();
   constexpr double kMaxBucketMiB = 1 << 20;  // 1 TiB: larger than any model's gradients
   const char* const size_range = "a size in MiB in [0.001, 1048576]";
   if (horovod && f.has(dp, "first_bucket_mb"))
     f.fail(dp["first_bucket_mb"], YamlFields::join(at, "first_bucket_mb"),
-           "no first_bucket_mb with library horovod (its first fusion is as large as the others)",
+           "no first_bucket_mb with library horovod or mpi (Horovod's first fusion is as large as the others)",
            YamlFields::describe(dp["first_bucket_mb"]));
   if (!horovod && f.has(dp, "cycle_time_ms"))
-    f.fail(dp["cycle_time_ms"], YamlFields::join(at, "cycle_time_ms"), "cycle_time_ms only with library horovod",
+    f.fail(dp["cycle_time_ms"], YamlFields::join(at, "cycle_time_ms"), "cycle_time_ms only with library horovod or mpi",
            fmt::format("library {}", to_string(c.library)));
   if (horovod) c.bucket_cap_mb = kHorovodFusionThresholdMiB;
   if (f.has(dp, "bucket_cap_mb"))
@@ -152,6 +155,16 @@ DataParallelConfig read_data_parallel_section(const YamlFields& f, const YAML::N
                           : kHorovodCycleTimeMs;
   }
   c.overlap = f.boolean_or(dp, at, "overlap", c.overlap);
+  // The host path is MPI's all-reduce; the all-to-all and all-gather exchanges of the quantisers
+  // and top-k are not staged through the CPUs here.
+  const GradientCompression all_reduced[] = {GradientCompression::none, GradientCompression::fp16,
+                                             GradientCompression::bf16, GradientCompression::randomk,
+                                             GradientCompression::powersgd};
+  if (c.reduces_on_cpus() && std::find(std::begin(all_reduced), std::end(all_reduced), c.compression) ==
+                                 std::end(all_reduced))
+    f.fail(dp["compression"], YamlFields::join(at, "compression"),
+           "none, fp16, bf16, randomk or powersgd with library mpi (compressions exchanged by all-reduce)",
+           to_string(c.compression));
   return c;
 }
 

@@ -92,6 +92,7 @@ const char* to_string(AllreduceLibrary l) {
   switch (l) {
     case AllreduceLibrary::nccl: return "nccl";
     case AllreduceLibrary::horovod: return "horovod";
+    case AllreduceLibrary::mpi: return "mpi";
   }
   return "?";
 }

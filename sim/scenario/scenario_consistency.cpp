@@ -317,6 +317,10 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
     if (s.reference && s.reference->gpus > 1)
       fail("reference.gpus", "1 for a model with sharded embedding tables", std::to_string(s.reference->gpus));
   }
+  // MPI reduces on the node CPUs, which live in node zones like the parameter servers.
+  if (s.data_parallel.reduces_on_cpus() && s.cluster.topology.fabric.kind == FabricKind::rail_optimized)
+    fail("data_parallel.library", "nccl or horovod on a rail_optimized fabric (MPI reduces on the node CPUs)",
+         to_string(s.data_parallel.library));
   if (s.reference && !(s.reference->samples_per_s > 0))
     fail("reference.samples_per_s", "a rate > 0", fmt::format("{}", s.reference->samples_per_s));
   check_parameter_servers(s, fail);

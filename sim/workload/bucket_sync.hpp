@@ -12,7 +12,8 @@ namespace dtsim {
 // Each bucket's all-reduce (or compressed exchange) starts once its part of the last backward
 // pass, and its encoding after it, are done and the bucket before it is reduced. Returns how long
 // the last one ends after the pass (encodings included), on a data-parallel group of shape `dp`.
+// `host_staged_cpu_Bps` > 0: the all-reduces are MPI's through the CPUs (host_staged_allreduce.hpp).
 double bucket_layout_sync_s(const std::vector<GradientBucket>& buckets, double last_backward_s, const GroupShape& dp,
-                            const NodeSpec& node);
+                            const NodeSpec& node, double host_staged_cpu_Bps = 0);
 
 }  // namespace dtsim

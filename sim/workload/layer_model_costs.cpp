@@ -119,6 +119,11 @@ std::vector<GradientBucket> bucket_layout(const Scenario& s, const ComputeModel&
   return buckets;
 }
 
+// MPI's all-reduces run through the CPUs at their memory bandwidth; NCCL's do not (0).
+double host_staged_cpu_Bps(const Scenario& s) {
+  return s.data_parallel.reduces_on_cpus() ? s.data_parallel.server_memory_gbs * 1e9 : 0.0;
+}
+
 std::vector<double> scaled(std::vector<double> v, double scale) {
   for (double& x : v) x *= scale;
   return v;
@@ -134,7 +139,8 @@ double reference_step_s(const Scenario& s, const ComputeModel& compute, const La
   const std::vector<GradientBucket> buckets = bucket_layout(s, compute, scaled(p.backward_s, scale), gpus);
   const double last_backward_s = l.backward_s * scale;
   return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) * scale +
-         bucket_layout_sync_s(buckets, last_backward_s, dp, s.cluster.topology.node) + p.optimizer_s * scale;
+         bucket_layout_sync_s(buckets, last_backward_s, dp, s.cluster.topology.node, host_staged_cpu_Bps(s)) +
+         p.optimizer_s * scale;
 }
 
 // The scale at which the reference's GPUs, synchronising as the scenario does, take the step
@@ -239,6 +245,7 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   in.optimizer_s.push_back(p.optimizer_s * scale);
   // Horovod's cycle counts in wall-clock time: buckets from the scaled backward pass.
   in.gradient_bucket_layout = bucket_layout(s, compute, scaled(p.backward_s, scale), s.parallelism.dp);
+  in.host_staged_cpu_Bps = host_staged_cpu_Bps(s);
   return in;
 }
 

@@ -145,7 +145,6 @@ ParameterServers parameter_servers(const Scenario& s, const std::vector<Gradient
   ps.backup_workers = dp.backup_workers;
   ps.iterations = dp.iterations > 0 ? dp.iterations : kParameterServerIterations;
   ps.apply_bytes_per_byte = optimizer_bytes_per_parameter(s.layer_model->optimizer) / kLayerModelGradientBytes;
-  ps.cpu_memory_Bps = dp.server_memory_gbs * 1e9;
   ps.push_wire_share = push_wire_share(dp);
   ps.decode_bytes_per_byte = server_decode_bytes_per_byte(dp);
   return ps;
@@ -159,6 +158,7 @@ Workload assemble_parameter_server_workload(const Scenario& s, const WorkloadInp
     pushes = {{.compute_share = 1, .bytes = in.gradient_bytes.front(), .first_layer = 0, .last_layer = layers - 1}};
   }
   w.servers = parameter_servers(s, pushes);
+  w.cpu_memory_Bps = s.data_parallel.server_memory_gbs * 1e9;
   w.collective_sm_share = in.collective_sm_share;
   const int gpus_per_node = s.cluster.topology.node.gpus;
   if (hierarchical(s))

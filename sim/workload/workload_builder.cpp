@@ -106,7 +106,8 @@ class ProgramBuilder {
     const int group = groups_.of(c.group, rank_);
     if (group < 0 || c.bytes <= 0 || c.calls <= 0) return;
     prog_.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = micro_batch, .group = group,
-                           .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .overlapped = c.overlapped});
+                           .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .overlapped = c.overlapped,
+                           .host_staged = c.host_staged});
     if (c.overlapped) ++overlapped_issued_;
   }
 
@@ -203,15 +204,19 @@ class ProgramBuilder {
       prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb,
                              .compute_s = last.compute_s * share, .flops = last.flops * share});
     };
+    const bool host_staged = in_.host_staged_cpu_Bps > 0;
     for (const GradientBucket& b : in_.gradient_bucket_layout) {
       compute(b.compute_share);
       share_done += b.compute_share;
       if (b.encode_s > 0)
         prog_.tasks.push_back({.kind = TaskKind::compute, .phase = phase, .micro_batch = mb, .compute_s = b.encode_s});
       if (b.exchange.empty())
-        collective({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, true}, Phase::gradient_sync, -1);
+        collective({GroupRole::dp, CollectiveKind::all_reduce, 1, b.bytes, true, host_staged}, Phase::gradient_sync,
+                   -1);
       for (const ExchangeStep& step : b.exchange) {
-        if (step.bytes > 0) collective({GroupRole::dp, step.collective, 1, step.bytes, true}, Phase::gradient_sync, -1);
+        const bool staged = host_staged && step.collective == CollectiveKind::all_reduce;
+        if (step.bytes > 0)
+          collective({GroupRole::dp, step.collective, 1, step.bytes, true, staged}, Phase::gradient_sync, -1);
         if (step.compute_s > 0) stream_compute(step.compute_s);
       }
     }
@@ -276,6 +281,7 @@ std::vector<int> replica_representatives(const ParallelismConfig& p, const Repli
 Workload assemble_workload(const ParallelismConfig& p, const WorkloadInputs& in, const ReplicaFolding& folding) {
   Workload w;
   w.collective_sm_share = in.collective_sm_share;
+  w.cpu_memory_Bps = in.host_staged_cpu_Bps;
   const GroupIndex groups(p, w);
   const int n = p.tp * p.cp * p.dp * p.pp;
   w.representative = replica_representatives(p, folding);

@@ -31,6 +31,7 @@ struct PassCollective {
   int calls = 1;
   double bytes = 0;         // per call (nccl-tests' size: the whole buffer)
   bool overlapped = false;  // issued before the pass's compute and waited for after it
+  bool host_staged = false;  // Task::host_staged
 };
 
 // Cost of one micro-batch pass through one model chunk on one GPU.
@@ -79,6 +80,9 @@ struct WorkloadInputs {
   // Layer models (one stage): DDP's buckets, each all-reduced over dp beside the rest of the
   // pass as soon as it is ready. Empty: parallelism.overlap_grad_reduce's even buckets.
   std::vector<GradientBucket> gradient_bucket_layout;
+  // > 0: the buckets' all-reduces run through the node CPUs, of this memory bandwidth (B/s), as
+  // MPI's do (DataParallelConfig::reduces_on_cpus).
+  double host_staged_cpu_Bps = 0;
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
