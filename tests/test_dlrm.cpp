@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "layer_model_costs.hpp"
+#include "layer_model_section.hpp"
 #include "memory_model.hpp"
 #include "resolved_scenario.hpp"
 #include "scenario_loader.hpp"
@@ -84,6 +85,19 @@ TEST(Dlrm, ParameterServersAreRefusedAndCompareStrategiesSaysWhy) {
       EXPECT_GT(r.samples_per_s, 0) << r.strategy;
     }
   EXPECT_EQ(refused, 3);
+}
+
+TEST(Dlrm, ALayerFileMarksItsOwnTablesSharded) {
+  const LayerGraph g = load_layer_file(test::data_dir() / "layer-models" / "two-tables.yaml");
+  EXPECT_EQ(g.sample_unit, "record");
+  EXPECT_DOUBLE_EQ(g.sharded_parameters(), 64e6 + 192e6);  // 1M and 3M rows of 64
+  EXPECT_DOUBLE_EQ(g.sharded_output_elements(), 128);
+  EXPECT_DOUBLE_EQ(dense_parameters(g), 129);
+  const InputErrorInfo info =
+      test::error_of([] { load_layer_file(test::data_dir() / "layer-models" / "sharded-linear.yaml"); });
+  EXPECT_EQ(info.line, 6);
+  EXPECT_EQ(info.field, "layers[0].sharded");
+  EXPECT_EQ(info.found, "kind linear");
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ struct Layer {
 
 struct LayerGraph {
   std::string name;
-  std::string sample_unit;  // "image" or "sequence": what one sample is
+  std::string sample_unit;  // "image", "sequence" or "record": what one sample is
   std::vector<Layer> layers;
 
   double forward_macs() const;

@@ -192,7 +192,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
   f.require_known_keys(root, "", {"name", "sample_unit", "layers"});
   LayerGraph g;
   g.name = f.string(root, "", "name");
-  g.sample_unit = f.choice(root, "", "sample_unit", {"image", "sequence"});
+  g.sample_unit = f.choice(root, "", "sample_unit", {"image", "sequence", "record"});
   const YAML::Node layers = f.child(root, "", "layers");
   f.require_list(layers, "layers", "a list of layers");
   if (layers.size() == 0) f.fail(layers, "layers", "at least one layer", "an empty list");
@@ -202,7 +202,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     f.require_map(layer, at);
     f.require_known_keys(layer, at,
                          {"name", "kind", "forward_macs", "forward_other_flops", "parameters", "input_elements",
-                          "output_elements", "in_place"});
+                          "output_elements", "in_place", "sharded"});
     Layer l;
     l.name = f.string(layer, at, "name");
     l.kind = read_choice(f, layer, at, "kind", kLayerKinds);
@@ -212,6 +212,10 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     l.in_place = f.boolean_or(layer, at, "in_place", false);
     l.input_elements = layer_cost(f, layer, at, "input_elements");
     l.output_elements = layer_cost(f, layer, at, "output_elements");
+    l.sharded = f.boolean_or(layer, at, "sharded", false);
+    if (l.sharded && l.kind != LayerKind::embedding)
+      f.fail(layer["sharded"], YamlFields::join(at, "sharded"), "sharded only for a layer of kind embedding",
+             fmt::format("kind {}", to_string(l.kind)));
     g.layers.push_back(l);
   }
   return g;
