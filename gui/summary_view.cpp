@@ -158,7 +158,8 @@ QString SummaryView::figureText(const QString& key) const {
 void SummaryView::refreshFigures() {
   if (!run_) return;
   const Scenario& s = run_->scenario;
-  QString title = QString("%1 · %2 × %3 · ").arg(run_->label).arg(s.gpu_count()).arg(QString::fromStdString(s.cluster.gpu));
+  QString title =
+      QString("%1 · %2 × %3 · ").arg(run_->label).arg(s.gpu_count()).arg(QString::fromStdString(s.cluster.gpu));
   if (s.layer_model)
     title += QString("dp %1 · %2").arg(s.parallelism.dp).arg(to_string(s.data_parallel.strategy));
   else
