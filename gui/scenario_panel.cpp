@@ -70,10 +70,11 @@ ScenarioPanel::ScenarioPanel(ScenarioDocument& document, const QString& topologi
   layout->addStretch();
 }
 
-QLineEdit* ScenarioPanel::lineField(const QString& path, const QString& tooltip) {
+QLineEdit* ScenarioPanel::lineField(const QString& path, const QString& tooltip, const QString& placeholder) {
   auto* e = new QLineEdit;
   e->setObjectName(path);
   e->setToolTip(tooltip);
+  e->setPlaceholderText(placeholder);
   connect(e, &QLineEdit::textEdited, this, [this, path](const QString& text) { fieldEdited(path, text); });
   fields_[path] = e;
   return e;
@@ -192,9 +193,9 @@ QWidget* ScenarioPanel::buildCluster() {
   for (const QFileInfo& f : QDir(topologies_dir_).entryInfoList({"*.yaml"}, QDir::Files, QDir::Name))
     topology->addItem(f.completeBaseName(), f.absoluteFilePath());
   form->addRow("topology", topology);
-  QLineEdit* over = lineField("cluster.oversubscription", "leaf down/up bandwidth ratio (fat_tree, rail_optimized)");
-  over->setPlaceholderText("as in the topology file");
-  form->addRow("oversubscription", over);
+  form->addRow("oversubscription", lineField("cluster.oversubscription",
+                                             "leaf down/up bandwidth ratio (fat_tree, rail_optimized)",
+                                             "as in the topology file"));
   return box;
 }
 
@@ -202,8 +203,8 @@ QWidget* ScenarioPanel::buildCalibrationAndEvents() {
   auto* box = new QGroupBox("Calibration and what-if events");
   auto* form = new QFormLayout(box);
   auto* calibration = new QHBoxLayout;
-  QLineEdit* file = lineField("calibration", "calibration JSON written by dtsim-profile (optional)");
-  file->setPlaceholderText("datasheet defaults");
+  QLineEdit* file =
+      lineField("calibration", "calibration JSON written by dtsim-profile (optional)", "datasheet defaults");
   auto* browse = new QPushButton("…");
   connect(browse, &QPushButton::clicked, this, &ScenarioPanel::chooseCalibration);
   calibration->addWidget(file);

@@ -80,12 +80,9 @@ QWidget* ScenarioPanel::buildDataParallel() {
                                   "all-reduced on the CPUs)"));
   form->addRow("compression", optionalComboField("data_parallel.compression", q(names_of(kGradientCompressions)),
                                                  "how each bucket's gradients travel"));
-  QLineEdit* bucket = lineField("data_parallel.bucket_cap_mb", "bucket (DDP) or fusion buffer (Horovod), MiB");
-  bucket->setPlaceholderText("25 (DDP), 64 (Horovod)");
-  form->addRow("bucket MiB", bucket);
-  QLineEdit* servers = lineField("data_parallel.servers", "parameter servers");
-  servers->setPlaceholderText("one per node");
-  form->addRow("servers", servers);
+  form->addRow("bucket MiB", lineField("data_parallel.bucket_cap_mb", "bucket (DDP) or fusion buffer (Horovod), MiB",
+                                       "25 (DDP), 64 (Horovod)"));
+  form->addRow("servers", lineField("data_parallel.servers", "parameter servers", "one per node"));
   form->addRow("placement", optionalComboField("data_parallel.placement", q(names_of(kServerPlacements)),
                                                "colocated on the workers' nodes, or dedicated CPU nodes"));
   form->addRow("sharding", optionalComboField("data_parallel.sharding", q(names_of(kTensorShardings)),
@@ -96,13 +93,11 @@ QWidget* ScenarioPanel::buildDataParallel() {
                                             "ssp: iterations a worker may run ahead of the slowest"));
   form->addRow("backup workers", lineField("data_parallel.backup_workers",
                                            "sync: each update uses the first workers - backup_workers gradients"));
-  QLineEdit* reference_gpus = lineField("reference.gpus", "GPUs the reference was measured on (1, or one node)");
-  reference_gpus->setPlaceholderText("1");
-  form->addRow("reference GPUs", reference_gpus);
-  QLineEdit* reference_rate =
-      lineField("reference.samples_per_s", "measured throughput of those GPUs together, samples per second");
-  reference_rate->setPlaceholderText("none: compute from the device model");
-  form->addRow("reference samples/s", reference_rate);
+  form->addRow("reference GPUs",
+               lineField("reference.gpus", "GPUs the reference was measured on (1, or one node)", "1"));
+  form->addRow("reference samples/s",
+               lineField("reference.samples_per_s", "measured throughput of those GPUs together, samples per second",
+                         "none: compute from the device model"));
   layer_model_boxes_.append(box);
   return box;
 }
@@ -116,12 +111,10 @@ QWidget* ScenarioPanel::buildInputPipeline() {
   form->addRow("storage GB/s", lineField("input_pipeline.storage_GBps", "read bandwidth (per node when local)"));
   form->addRow("CPU cores", lineField("input_pipeline.cpu_cores", "loader cores per node"));
   form->addRow("samples/s per core", lineField("input_pipeline.samples_per_s_per_core", "decode and augment rate"));
-  QLineEdit* prefetch = lineField("input_pipeline.prefetch_batches", "batches loaded ahead (0: none)");
-  prefetch->setPlaceholderText("2");
-  form->addRow("prefetch batches", prefetch);
-  QLineEdit* cache = lineField("input_pipeline.cache_hit_rate", "share of samples read from the page cache");
-  cache->setPlaceholderText("0");
-  form->addRow("cache hit rate", cache);
+  form->addRow("prefetch batches",
+               lineField("input_pipeline.prefetch_batches", "batches loaded ahead (0: none)", "2"));
+  form->addRow("cache hit rate",
+               lineField("input_pipeline.cache_hit_rate", "share of samples read from the page cache", "0"));
   layer_model_boxes_.append(box);
   return box;
 }

@@ -288,10 +288,7 @@ class RankActor {
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return;
     const double start = sg4::Engine::get_clock();
-    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
-    const std::vector<int>& clones = s_.clones_in(rank_, task.group);
-    for (int clone : clones) hand_to_proxy(clone, lane, task);
-    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
+    const std::vector<int>& clones = begin_collective(task, span, start);
     for (const RankPhase& phase : mine.phases) {
       const double phase_start = sg4::Engine::get_clock();
       std::vector<sg4::CommPtr> comms;
@@ -321,10 +318,20 @@ class RankActor {
     end_collective(task, span, start, clones);
   }
 
+  // The proxy lane (SharedState::Proxy) of a collective: 0 for the rank's own, 1 for its stream's.
+  static int lane_of(SpanKind span) { return span == SpanKind::overlapped_collective ? 1 : 0; }
+
+  // Hands the folded ranks this rank speaks for their part (returned) and notes its arrival.
+  const std::vector<int>& begin_collective(const Task& task, SpanKind span, double start) {
+    const std::vector<int>& clones = s_.clones_in(rank_, task.group);
+    for (int clone : clones) hand_to_proxy(clone, lane_of(span), task);
+    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
+    return clones;
+  }
+
   // The collective ends for the representative when it has ended for every rank it speaks for.
   void end_collective(const Task& task, SpanKind span, double start, const std::vector<int>& clones) {
-    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
-    for (int clone : clones) s_.proxies.at({clone, lane}).done->acquire();
+    for (int clone : clones) s_.proxies.at({clone, lane_of(span)}).done->acquire();
     const double end = sg4::Engine::get_clock();
     CommunicationTimes& kind = communication_of(task);
     kind.total_s += end - start;
@@ -345,10 +352,7 @@ class RankActor {
     const HostStagedPart part = host_staged_part(ranks, per_node, task.bytes * task.calls, rank_);
     if (part.successor < 0) return;
     const double start = sg4::Engine::get_clock();
-    const int lane = span == SpanKind::overlapped_collective ? 1 : 0;
-    const std::vector<int>& clones = s_.clones_in(rank_, task.group);
-    for (int clone : clones) hand_to_proxy(clone, lane, task);
-    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
+    const std::vector<int>& clones = begin_collective(task, span, start);
     sg4::Host* gpu = s_.platform.gpus[size_t(rank_)];
     sg4::Host* cpu = s_.platform.cpus[size_t(rank_ / per_node)];
     staged_phase(gpu, cpu, part.copy_bytes, cpu, part.copy_bytes);
@@ -376,8 +380,7 @@ class RankActor {
     try {
       for (const sg4::ActivityPtr& a : activities) a->wait();
     } catch (const simgrid::Exception&) {
-      for (const sg4::ActivityPtr& a : activities)
-        if (a->get_state() != sg4::Activity::State::FINISHED) a->cancel();
+      cancel_unfinished(activities);
       throw;
     }
   }
@@ -460,10 +463,15 @@ class RankActor {
     try {
       sg4::Comm::wait_all(comms);
     } catch (const simgrid::Exception&) {
-      for (const sg4::CommPtr& c : comms)
-        if (c->get_state() != sg4::Activity::State::FINISHED) c->cancel();
+      cancel_unfinished(comms);
       throw;
     }
+  }
+
+  template <class ActivityPtr>
+  static void cancel_unfinished(const std::vector<ActivityPtr>& activities) {
+    for (const ActivityPtr& a : activities)
+      if (a->get_state() != sg4::Activity::State::FINISHED) a->cancel();
   }
 
   // The communication stream: a second actor on this GPU that runs overlapped collectives one
