@@ -25,8 +25,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double tokens_flag(const std::string& text) {
-  return number_flag("--tokens", text, 1, 1e30, "a number of tokens from 1 to 1e30 (e.g. 300e9)");
+// --tokens for a transformer, --samples for a layer model (its images, sequences or records); 0
+// when neither is given (run_sweep takes the unit's usual amount). The other flag is an error when
+// the base scenario loads and says which unit it counts in.
+double amount_flag(const SweepOptions& o) {
+  if (o.tokens.empty() && o.samples.empty()) return 0;
+  if (!o.tokens.empty() && !o.samples.empty()) flag_error("--samples", "--tokens or --samples, not both", "both");
+  const bool tokens = !o.tokens.empty();
+  const std::string flag = tokens ? "--tokens" : "--samples";
+  const double amount = number_flag(flag, tokens ? o.tokens : o.samples, 1, 1e30,
+                                    tokens ? "a number of tokens from 1 to 1e30 (e.g. 300e9)"
+                                           : "a number of samples from 1 to 1e30 (e.g. 115e6)");
+  std::string unit;
+  try {
+    unit = load_scenario(o.scenario).throughput_unit();
+  } catch (const InputError&) {
+    return amount;  // the sweep reports why the base does not load where it matters
+  }
+  if (tokens && unit != "token")
+    flag_error("--tokens", fmt::format("--samples: this scenario's model counts in {}s", unit), "--tokens");
+  if (!tokens && unit == "token") flag_error("--samples", "--tokens: this scenario's model counts in tokens", "--samples");
+  return amount;
 }
 
 struct PlotSize {
@@ -56,7 +75,7 @@ SweepRequest request_from(const SweepOptions& o) {
     flag_error("--gpus", "--gpus LIST or --field PATH --values LIST", "neither");
   if (!o.gpus.empty() && !o.values.empty()) flag_error("--values", "--values only with --field", "--values with --gpus");
   if (!o.field.empty() && o.values.empty()) flag_error("--values", "a list of values for --field " + o.field, "none");
-  r.tokens = tokens_flag(o.tokens);
+  r.amount = amount_flag(o);
   if (!o.gpus.empty()) {
     // Whole nodes: a range keeps the powers of two that are multiples of the GPUs per node.
     const int gpus_per_node = load_scenario(r.scenario_file).cluster.topology.node.gpus;
@@ -107,16 +126,16 @@ plot::LineChart chart_of(const SweepResult& r, PlotSize size) {
   }
   if (xs) c.x = *xs;
   c.x_label = (r.gpu_sweep ? std::string("GPUs") : r.swept) + (c.x_scale == plot::XScale::log2 ? " (log2 scale)" : "");
-  plot::Panel throughput{"Throughput", "tokens/s", {}};
+  plot::Panel throughput{"Throughput", r.unit + "s/s", {}};
   plot::Panel mfu{"Model FLOPs utilisation", "MFU %", {}};
-  plot::Panel days{"Time to train " + format_token_count(r.tokens) + " tokens", "days", {}};
+  plot::Panel days{"Time to train " + format_count(r.amount) + " " + r.unit + "s", "days", {}};
   const double none = std::numeric_limits<double>::quiet_NaN();
   for (const SweepPoint& p : r.points) {
     c.x_labels.push_back(p.value);
     c.x_notes.push_back(p.simulated() ? "" : p.status == SweepStatus::out_of_memory ? "out of memory" : to_string(p.status));
-    throughput.y.push_back(p.simulated() ? p.tokens_per_s : none);
+    throughput.y.push_back(p.simulated() && p.unit == r.unit ? p.throughput_per_s : none);
     mfu.y.push_back(p.simulated() ? 100 * p.mfu : none);
-    days.y.push_back(p.simulated() ? p.time_to_train_s / 86400 : none);
+    days.y.push_back(p.has_time_to_train() ? p.time_to_train_s / 86400 : none);
   }
   c.panels = {throughput, mfu, days};
   return c;
@@ -144,6 +163,9 @@ SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_sc
   command.add_option("--field", o.field, "sweep this dotted scenario field instead (e.g. parallelism.tp), with --values");
   command.add_option("--values", o.values, "values of --field: a list 1,2,4, a range 1-8 (powers of two), or words");
   command.add_option("--tokens", o.tokens, "tokens to train on, for time to train (default 300e9)");
+  command.add_option("--samples", o.samples,
+                     "for a layer model: images, sequences or records to train on (default: 90 ImageNet epochs, "
+                     "BERT's 256M sequences, one Criteo 1TB epoch)");
   command.add_option("--csv", o.csv_file, "write one line per point as CSV to this file");
   command.add_option("--json", o.json_file, "write the sweep as JSON to this file");
   command.add_option("--png", o.png_file, "draw throughput, MFU and time to train to this PNG (needs Qt 6)");

@@ -14,7 +14,8 @@ struct SweepOptions {
   std::string gpus;       // "64,128,256" or "64-1024" (powers of two)
   std::string field;      // dotted scenario field, with --values
   std::string values;     // "1,2,4" or "1-8" (powers of two), or words ("1f1b,zero_bubble")
-  std::string tokens = "300e9";
+  std::string tokens;     // a transformer's training length; empty: 300e9 (usual_training_amount)
+  std::string samples;    // a layer model's, in its images, sequences or records; empty: the usual
   std::string csv_file, json_file, png_file, svg_file;
   std::string plot_size = "1000x1100";  // WIDTHxHEIGHT in pixels, for --png and --svg
 };

@@ -30,6 +30,7 @@
 #include "palette.hpp"
 #include "scenario_writer.hpp"
 #include "simulation.hpp"
+#include "training_cost.hpp"
 
 namespace dtsim::gui {
 
@@ -47,7 +48,7 @@ const QStringList& field_choices() {
 
 const QStringList& metric_names() {
   static const QStringList names = {
-      "iteration time (s)", "tokens/s", "model TFLOP/s per GPU", "MFU (%)", "scaling efficiency (%)",
+      "iteration time (s)", "throughput", "model TFLOP/s per GPU", "MFU (%)", "scaling efficiency (%)",
       "time to train (days)", "memory per GPU (GB)",
   };
   return names;
@@ -55,7 +56,7 @@ const QStringList& metric_names() {
 
 const QStringList& column_headers() {
   static const QStringList headers = {
-      "value", "status", "GPUs", "TP/CP/PP/DP", "memory GB", "s/iter", "tokens/s", "TFLOP/s/GPU",
+      "value", "status", "GPUs", "TP/CP/PP/DP", "memory GB", "s/iter", "throughput", "TFLOP/s/GPU",
       "MFU %", "scaling %", "train days", "error",
   };
   return headers;
@@ -120,13 +121,15 @@ std::optional<double> metric_value(const SweepPoint& p, bool final, int metric) 
   if (!p.simulated()) return std::nullopt;
   switch (metric) {
     case SweepPanel::iteration_time_s: return p.iteration_s;
-    case SweepPanel::tokens_per_s: return p.tokens_per_s;
+    case SweepPanel::throughput_per_s: return p.throughput_per_s;
     case SweepPanel::model_tflops_per_gpu: return p.model_tflops_per_gpu;
     case SweepPanel::mfu_percent: return 100 * p.mfu;
     case SweepPanel::scaling_efficiency_percent:
       if (!final) return std::nullopt;  // known only once the whole sweep is in
       return 100 * p.scaling_efficiency;
-    case SweepPanel::time_to_train_days: return p.time_to_train_s / 86400;
+    case SweepPanel::time_to_train_days:
+      if (!p.has_time_to_train()) return std::nullopt;  // counted in another unit than the amount
+      return p.time_to_train_s / 86400;
     case SweepPanel::memory_per_gpu_gb: return p.memory_bytes / 1e9;
   }
   return std::nullopt;
@@ -199,10 +202,10 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   values_box->addWidget(values_edit_);
   values_box->addWidget(values_error_label_);
   inputs->addRow("Values", values_box);
-  auto* tokens_row = new QHBoxLayout;
-  tokens_row->addWidget(tokens_edit_);
-  tokens_row->addWidget(tokens_label_, 1);
-  inputs->addRow("Tokens to train", tokens_row);
+  auto* amount_row = new QHBoxLayout;
+  amount_row->addWidget(amount_edit_);
+  amount_row->addWidget(amount_label_, 1);
+  inputs->addRow(amount_name_, amount_row);
 
   auto* run_row = new QHBoxLayout;
   run_row->addWidget(run_button_);
@@ -215,6 +218,7 @@ SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(status_label_);
   layout->addWidget(splitter, 1);
 
+  showUnit("token");
   onChoiceChanged();
   redrawChart();
 }
@@ -245,9 +249,11 @@ void SweepPanel::buildControls() {
   values_error_label_->setWordWrap(true);
   values_error_label_->setStyleSheet(error_style());
 
-  tokens_edit_ = new QLineEdit("300e9", this);
-  connect(tokens_edit_, &QLineEdit::textChanged, this, [this] { refreshInputState(); });
-  tokens_label_ = new QLabel(this);
+  amount_name_ = new QLabel(this);
+  amount_edit_ = new QLineEdit("300e9", this);
+  amount_edit_->setToolTip("how much to train on, in the model's unit, for the time to train");
+  connect(amount_edit_, &QLineEdit::textChanged, this, [this] { refreshInputState(); });
+  amount_label_ = new QLabel(this);
 
   metric_combo_ = new QComboBox(this);
   metric_combo_->addItems(metric_names());
@@ -302,6 +308,7 @@ void SweepPanel::setBase(const std::filesystem::path& scenario_file, const std::
     base_error_ = QString::fromStdString(e.what());
   }
   straggler_gpu_spin_->setRange(0, base_ ? std::max(0, base_->gpu_count() - 1) : 0);
+  if (base_) showUnit(base_->throughput_unit());
   if (!values_edited_) values_edit_->setText(defaultValuesText());
   refreshInputState();
 }
@@ -344,11 +351,29 @@ QString SweepPanel::valuesError() const {
 
 void SweepPanel::setStragglerGpu(int rank) { straggler_gpu_spin_->setValue(rank); }
 
-void SweepPanel::setTokensText(const QString& text) { tokens_edit_->setText(text); }
+void SweepPanel::setAmountText(const QString& text) { amount_edit_->setText(text); }
 
-QString SweepPanel::tokensError() const {
+std::string SweepPanel::unit() const { return unit_; }
+
+// A number of tokens means nothing in images: the field follows the base's unit.
+void SweepPanel::showUnit(const std::string& unit) {
+  const QString units = QString::fromStdString(unit + "s");
+  const QString capitalised = units.left(1).toUpper() + units.mid(1);
+  amount_name_->setText(capitalised + " to train");
+  metric_combo_->setItemText(throughput_per_s, units + "/s");
+  table_->horizontalHeaderItem(throughput_column)->setText(units + "/s");
+  if (unit == unit_ && !amount_edit_->text().isEmpty()) return;
+  amounts_[unit_] = amount_edit_->text().toStdString();
+  const auto held = amounts_.find(unit);
+  unit_ = unit;
+  amount_edit_->setText(held != amounts_.end() && !held->second.empty()
+                            ? QString::fromStdString(held->second)
+                            : QString::number(usual_training_amount(unit), 'g', 10));
+}
+
+QString SweepPanel::amountError() const {
   try {
-    parseTokens();
+    parseAmount();
     return {};
   } catch (const InputError& e) {
     return QString::fromStdString(e.what());
@@ -357,7 +382,7 @@ QString SweepPanel::tokensError() const {
 
 bool SweepPanel::canRun() const {
   return !running_ && !scenario_file_.empty() && base_error_.isEmpty() && !sweptField().isEmpty() &&
-         valuesError().isEmpty() && tokensError().isEmpty();
+         valuesError().isEmpty() && amountError().isEmpty();
 }
 
 void SweepPanel::onChoiceChanged() {
@@ -391,11 +416,11 @@ void SweepPanel::refreshInputState() {
   values_error_label_->setText(errors.join('\n'));
   values_error_label_->setVisible(!errors.isEmpty());
 
-  const QString tokens_error = tokensError();
-  tokens_label_->setStyleSheet(tokens_error.isEmpty() ? QString() : error_style());
-  tokens_label_->setText(tokens_error.isEmpty()
-                             ? QString("= %1 tokens").arg(QString::fromStdString(format_token_count(parseTokens())))
-                             : tokens_error);
+  const QString amount_error = amountError();
+  amount_label_->setStyleSheet(amount_error.isEmpty() ? QString() : error_style());
+  amount_label_->setText(amount_error.isEmpty() ? QString::fromStdString(fmt::format(
+                                                      "= {} {}s", format_count(parseAmount()), unit_))
+                                                : amount_error);
 
   run_button_->setEnabled(canRun());
   cancel_button_->setEnabled(running_);
@@ -436,20 +461,21 @@ SweepPanel::ParsedValues SweepPanel::parseValues() const {
   return parsed;
 }
 
-double SweepPanel::parseTokens() const {
+double SweepPanel::parseAmount() const {
   bool ok = false;
-  const double tokens = tokens_edit_->text().trimmed().toDouble(&ok);
-  if (!ok || !(tokens > 0) || !std::isfinite(tokens))
-    throw InputError(
-        {"tokens", 0, "", "a number of tokens > 0 (300e9)", "'" + tokens_edit_->text().toStdString() + "'"});
-  return tokens;
+  const double amount = amount_edit_->text().trimmed().toDouble(&ok);
+  if (!ok || !(amount > 0) || !std::isfinite(amount))
+    throw InputError({unit_ + "s", 0, "", fmt::format("a number of {}s > 0 (e.g. {:g})", unit_,
+                                                      usual_training_amount(unit_)),
+                      "'" + amount_edit_->text().toStdString() + "'"});
+  return amount;
 }
 
 SweepRequest SweepPanel::currentRequest() const {
   SweepRequest request;
   request.scenario_file = scenario_file_;
   request.base_overrides = base_overrides_;
-  request.tokens = parseTokens();
+  request.amount = parseAmount();
   const ParsedValues parsed = parseValues();
   const QString choice = field_combo_->currentText();
   if (choice == gpu_count_choice) {
@@ -578,11 +604,11 @@ void SweepPanel::fillRow(int row) {
     cells[memory_column] =
         dash(memory, fixed(p.memory_bytes / 1e9, 1) + " / " + fixed(p.memory_capacity_bytes / 1e9, 1));
     cells[iteration_column] = dash(simulated, fixed(p.iteration_s, 4));
-    cells[tokens_per_s_column] = dash(simulated, fixed(p.tokens_per_s, 0));
+    cells[throughput_column] = dash(simulated, fixed(p.throughput_per_s, p.unit == "token" ? 0 : 1));
     cells[tflops_column] = dash(simulated, fixed(p.model_tflops_per_gpu, 1));
     cells[mfu_column] = dash(simulated, fixed(100 * p.mfu, 1));
-    cells[scaling_column] = dash(simulated && current_.final, fixed(100 * p.scaling_efficiency, 1));
-    cells[train_days_column] = dash(simulated, fixed(p.time_to_train_s / 86400, 2));
+    cells[scaling_column] = dash(p.has_scaling() && current_.final, fixed(100 * p.scaling_efficiency, 1));
+    cells[train_days_column] = dash(p.has_time_to_train(), fixed(p.time_to_train_s / 86400, 2));
     cells[error_column] = QString::fromStdString(p.error);
   }
   for (int column = 0; column < column_count; ++column) {
@@ -763,7 +789,7 @@ void SweepPanel::addYAxis(QChart& chart, const QList<QPointF>& all_points) const
   axis->setRange(low, high);
   axis->applyNiceNumbers();
   axis->setLabelFormat("%g");
-  axis->setTitleText(metric_names().value(metric()));
+  axis->setTitleText(metric_combo_->currentText());
   chart.addAxis(axis, Qt::AlignLeft);
 }
 

@@ -13,6 +13,7 @@
 #include <QWidget>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -46,7 +47,7 @@ class SweepPanel : public QWidget {
 
   enum Metric {
     iteration_time_s,
-    tokens_per_s,
+    throughput_per_s,  // in the base scenario's unit: tokens/s, images/s, ...
     model_tflops_per_gpu,
     mfu_percent,
     scaling_efficiency_percent,
@@ -60,7 +61,7 @@ class SweepPanel : public QWidget {
     layout_column,  // TP/CP/PP/DP
     memory_column,  // GB / capacity GB
     iteration_column,
-    tokens_per_s_column,
+    throughput_column,
     tflops_column,
     mfu_column,
     scaling_column,
@@ -87,8 +88,12 @@ class SweepPanel : public QWidget {
   QString valuesText() const;
   QString valuesError() const;  // empty when the values parse for the chosen field
   void setStragglerGpu(int rank);
-  void setTokensText(const QString& text);  // "300e9", "3e11"
-  QString tokensError() const;
+  // The amount to train on, in the base scenario's unit (tokens, or a layer model's images,
+  // sequences or records), for time to train. Each unit starts at usual_training_amount and keeps
+  // what was typed for it while a base of another unit is shown.
+  void setAmountText(const QString& text);  // "300e9", "3e11"
+  QString amountError() const;
+  std::string unit() const;  // the base scenario's throughput unit ("token" while none loads)
   bool canRun() const;
 
   // The request Run would start (throws dtsim::InputError while the inputs are invalid), and the
@@ -156,7 +161,8 @@ class SweepPanel : public QWidget {
   void refreshInputState();
   QString defaultValuesText() const;
   ParsedValues parseValues() const;  // throws dtsim::InputError
-  double parseTokens() const;        // throws dtsim::InputError
+  double parseAmount() const;        // throws dtsim::InputError
+  void showUnit(const std::string& unit);  // labels, metric name, column header, amount
 
   void startWorker(dtsim::SweepRequest request);
   void joinWorker();
@@ -181,6 +187,8 @@ class SweepPanel : public QWidget {
   QString base_error_;
   bool values_edited_ = false;  // the user changed the values: a new base keeps them
   std::optional<dtsim::Scenario> base_;
+  std::string unit_ = "token";                   // what the amount field and throughput count
+  std::map<std::string, std::string> amounts_;  // amount text typed for a unit not shown now
 
   // Sweep state.
   std::thread worker_;
@@ -198,8 +206,9 @@ class SweepPanel : public QWidget {
   QSpinBox* straggler_gpu_spin_ = nullptr;
   QLineEdit* values_edit_ = nullptr;
   QLabel* values_error_label_ = nullptr;
-  QLineEdit* tokens_edit_ = nullptr;
-  QLabel* tokens_label_ = nullptr;
+  QLabel* amount_name_ = nullptr;  // "Tokens to train", "Images to train"
+  QLineEdit* amount_edit_ = nullptr;
+  QLabel* amount_label_ = nullptr;
   QComboBox* metric_combo_ = nullptr;
   QPushButton* run_button_ = nullptr;
   QPushButton* cancel_button_ = nullptr;

@@ -147,7 +147,7 @@ TEST(SimulationControl, SweepReportsPointsAsTheyComeAndAppliesBaseOverrides) {
   EXPECT_EQ(r.points[1].status, SweepStatus::invalid);
   ASSERT_TRUE(r.points[0].simulated());
   // tokens per iteration: the base override's 128 sequences x 2048 tokens.
-  EXPECT_NEAR(r.points[0].tokens_per_s * r.points[0].iteration_s, 128.0 * 2048, 1e-6);
+  EXPECT_NEAR(r.points[0].throughput_per_s * r.points[0].iteration_s, 128.0 * 2048, 1e-6);
 }
 
 }  // namespace

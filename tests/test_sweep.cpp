@@ -35,14 +35,14 @@ class Sweep : public ::testing::Test {
     SweepRequest gpus;
     gpus.scenario_file = scenario_file();
     gpus.gpu_counts = {4, 8, 16};  // 4: less than a node, rejected
-    gpus.tokens = kTokens;
+    gpus.amount = kTokens;
     gpu_sweep_ = new SweepResult(run_sweep(gpus));
 
     SweepRequest tp;
     tp.scenario_file = scenario_file();
     tp.field = "parallelism.tp";
     tp.values = {"1", "2", "3", "eight"};  // 3 does not divide 8 GPUs; "eight" is not a number
-    tp.tokens = kTokens;
+    tp.amount = kTokens;
     tp_sweep_ = new SweepResult(run_sweep(tp));
   }
   static void TearDownTestSuite() {
@@ -60,8 +60,9 @@ void expect_point_arithmetic(const SweepPoint& p) {
   ASSERT_TRUE(p.simulated()) << p.error;
   EXPECT_TRUE(p.error.empty());
   EXPECT_GT(p.iteration_s, 0);
-  EXPECT_DOUBLE_EQ(p.tokens_per_s, kTokensPerIteration / p.iteration_s);
-  EXPECT_EQ(p.time_to_train_s, kTokens / p.tokens_per_s);  // exactly this division
+  EXPECT_EQ(p.unit, "token");
+  EXPECT_DOUBLE_EQ(p.throughput_per_s, kTokensPerIteration / p.iteration_s);
+  EXPECT_EQ(p.time_to_train_s, kTokens / p.throughput_per_s);  // exactly this division
   Scenario s = load_scenario(scenario_file());
   s.parallelism.tp = p.tp;
   s.parallelism.dp = p.dp;
@@ -109,7 +110,7 @@ TEST_F(Sweep, GpuCountsSetNodesAndDataParallelTogetherAndKeepTheBatch) {
   ASSERT_TRUE(r.reference.has_value());
   EXPECT_EQ(*r.reference, 1u);
   EXPECT_EQ(eight.scaling_efficiency, 1.0);
-  EXPECT_DOUBLE_EQ(sixteen.scaling_efficiency, (sixteen.tokens_per_s / 16) / (eight.tokens_per_s / 8));
+  EXPECT_DOUBLE_EQ(sixteen.scaling_efficiency, (sixteen.throughput_per_s / 16) / (eight.throughput_per_s / 8));
   EXPECT_EQ(four.scaling_efficiency, 0);
 }
 
@@ -126,7 +127,7 @@ TEST_F(Sweep, FieldSweepTiesDataParallelAndKeepsEachPointsError) {
   expect_point_arithmetic(r.points[1]);
   // tp 1 is the same scenario as the GPU sweep's 8-GPU point: the same simulated time.
   EXPECT_EQ(r.points[0].iteration_s, gpu_sweep_->points[1].iteration_s);
-  EXPECT_DOUBLE_EQ(r.points[1].scaling_efficiency, r.points[1].tokens_per_s / r.points[0].tokens_per_s);
+  EXPECT_DOUBLE_EQ(r.points[1].scaling_efficiency, r.points[1].throughput_per_s / r.points[0].throughput_per_s);
 
   // tp 3: 8 is not a multiple of 3, dp is left at 8 and the scenario's GPU-count check says why.
   const SweepPoint& three = r.points[2];
@@ -203,13 +204,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 // Each CSV line holds the same numbers (read back exactly) as the JSON point.
-void expect_csv_matches_json(const std::string& csv, const nlohmann::json& json) {
+void expect_csv_matches_json(const std::string& csv, const nlohmann::json& json,
+                             const std::string& throughput_key = "tokens_per_s") {
   const std::vector<std::string> lines = lines_of(csv);
   ASSERT_EQ(lines.size(), json["points"].size() + 1);
   const std::vector<std::string> header = csv_fields(lines[0]);
-  EXPECT_EQ(lines[0],
-            "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_bytes,"
-            "memory_capacity_bytes,fits,time_to_train_s,scaling_efficiency,error");
+  EXPECT_EQ(lines[0], "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s," + throughput_key +
+                          ",model_tflops_per_gpu,mfu,memory_bytes,memory_capacity_bytes,fits,time_to_train_s,"
+                          "scaling_efficiency,error");
   for (size_t i = 1; i < lines.size(); ++i) {
     const std::vector<std::string> fields = csv_fields(lines[i]);
     ASSERT_EQ(fields.size(), header.size()) << lines[i];
@@ -280,6 +282,7 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
   ASSERT_EQ(json["points"].size(), 2u);
   EXPECT_EQ(json["swept"], "gpus");
   EXPECT_EQ(json["tokens"].get<double>(), 1e9);
+  EXPECT_EQ(json["unit"], "token");
   // Simulation is deterministic: the same times as the library sweep above.
   EXPECT_EQ(json["points"][0]["iteration_s"].get<double>(), gpu_sweep_->points[1].iteration_s);
   EXPECT_EQ(json["points"][1]["iteration_s"].get<double>(), gpu_sweep_->points[2].iteration_s);
@@ -287,7 +290,7 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
   // The table row of 16 GPUs: nodes 2, dp 16, and its tokens/s.
   const SweepPoint& sixteen = gpu_sweep_->points[2];
   const std::string row = fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9.4f} {:>11.0f}", 16, 2, 1, 1, 1, 16,
-                                      sixteen.iteration_s, sixteen.tokens_per_s);
+                                      sixteen.iteration_s, sixteen.throughput_per_s);
   EXPECT_NE(r.output.find(row), std::string::npos) << "expected row: " << row << "\n" << r.output;
 
 #ifdef DTSIM_WITH_PLOT
@@ -312,6 +315,66 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
 #endif
 }
 
+// A layer model counts images: throughput = global batch / iteration time, time to train on 90
+// ImageNet epochs (90 x 1,281,167 images) unless --samples says otherwise, and the CSV, JSON and
+// table name images. Scenario: ResNet-50, 1024 images per iteration, DDP on DGX-1 nodes.
+TEST(SweepLayerModel, CountsImages) {
+  SweepRequest request;
+  request.scenario_file = test::source_dir() / "tests" / "data" / "scenario-resnet50-ddp.yaml";
+  request.gpu_counts = {8, 16};
+  const SweepResult r = run_sweep(request);
+  EXPECT_EQ(r.unit, "image");
+  EXPECT_EQ(r.amount, 90.0 * 1'281'167);
+  EXPECT_EQ(r.seq_len, 0);
+  for (const SweepPoint& p : r.points) {
+    ASSERT_TRUE(p.simulated()) << p.error;
+    EXPECT_EQ(p.unit, "image");
+    EXPECT_DOUBLE_EQ(p.throughput_per_s, 1024 / p.iteration_s);
+    EXPECT_EQ(p.time_to_train_s, r.amount / p.throughput_per_s);
+  }
+  EXPECT_DOUBLE_EQ(r.points[1].scaling_efficiency,
+                   (r.points[1].throughput_per_s / 16) / (r.points[0].throughput_per_s / 8));
+  const nlohmann::json json = sweep_to_json(r);
+  EXPECT_EQ(json["images"].get<double>(), r.amount);
+  EXPECT_EQ(json["points"][0]["unit"], "image");
+  expect_csv_matches_json(sweep_to_csv(r), json, "images_per_s");
+  const std::string table = format_sweep_table(r);
+  EXPECT_NE(table.find("batch          1024 images per iteration"), std::string::npos) << table;
+  EXPECT_NE(table.find("time to train  115.3M images"), std::string::npos) << table;
+  const std::string row = fmt::format("{:>9.4f} {:>11.1f}", r.points[1].iteration_s, r.points[1].throughput_per_s);
+  EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
+
+  const CliResult cli = run_dtsim("sweep " + request.scenario_file.string() + " --gpus 16 --samples 1e6");
+  ASSERT_EQ(cli.exit_code, 0) << cli.output;
+  EXPECT_NE(cli.output.find("time to train  1M images"), std::string::npos) << cli.output;
+  const CliResult tokens = run_dtsim("sweep " + request.scenario_file.string() + " --gpus 16 --tokens 1e9");
+  EXPECT_EQ(tokens.exit_code, 2);
+  EXPECT_NE(tokens.output.find("field '--tokens': expected --samples: this scenario's model counts in images"),
+            std::string::npos)
+      << tokens.output;
+}
+
+// A sweep from a CNN to BERT: each point counts in its own unit; BERT's has no time to train on
+// the amount of images and no scaling against the ResNet point.
+TEST(SweepLayerModel, PointsOfAnotherUnitHaveNoTimeToTrain) {
+  SweepRequest request;
+  request.scenario_file = test::source_dir() / "tests" / "data" / "scenario-resnet50-ddp.yaml";
+  request.base_overrides = {{"reference", "{gpus: 1, samples_per_s: 800}"}};
+  request.field = "model.zoo";
+  request.values = {"resnet-50", "bert-base"};
+  const SweepResult r = run_sweep(request);
+  ASSERT_TRUE(r.points[1].simulated()) << r.points[1].error;
+  EXPECT_EQ(r.points[1].unit, "sequence");
+  EXPECT_DOUBLE_EQ(r.points[1].throughput_per_s, 1024 / r.points[1].iteration_s);
+  EXPECT_FALSE(r.points[1].has_time_to_train());
+  EXPECT_FALSE(r.points[1].has_scaling());
+  EXPECT_TRUE(r.points[0].has_time_to_train());
+  const std::vector<std::string> lines = lines_of(sweep_to_csv(r));
+  EXPECT_EQ(csv_fields(lines[0])[9], "images_per_s|sequences_per_s");
+  EXPECT_EQ(sweep_to_json(r)["points"][1]["sequences_per_s"].get<double>(), r.points[1].throughput_per_s);
+  EXPECT_NE(format_sweep_table(r).find("counts sequences, not images"), std::string::npos);
+}
+
 TEST(SweepCli, BadFlagsNameTheFlag) {
   const std::string scenario = scenario_file().string();
   struct Case {
@@ -324,6 +387,8 @@ TEST(SweepCli, BadFlagsNameTheFlag) {
       {"sweep " + scenario + " --field parallelism.tp --values 1,,2", "--values"},
       {"sweep " + scenario + " --gpus 8 --tokens lots", "--tokens"},
       {"sweep " + scenario + " --gpus 8 --tokens -5", "--tokens"},
+      {"sweep " + scenario + " --gpus 8 --samples 1e6", "--samples"},  // GPT counts tokens
+      {"sweep " + scenario + " --gpus 8 --tokens 1e9 --samples 1e6", "--samples"},
       {"sweep " + scenario + " --gpus eight", "--gpus"},
       {"sweep " + scenario + " --gpus 8 --csv /no/such/dir/s.csv", "--csv"},
       {"sweep " + scenario + " --gpus 8 --plot-size 10x10", "--plot-size"},

@@ -20,7 +20,7 @@ std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost
       {"mfu_percent", "MFU", 100 * r.mfu, fmt::format("{:.1f} %", 100 * r.mfu), true},
       {"memory_gb_per_gpu", "memory per GPU", r.memory.total_bytes / 1e9,
        fmt::format("{:.1f} of {:.0f} GB", r.memory.total_bytes / 1e9, r.memory.capacity_bytes / 1e9), false},
-      {"time_to_train_days", "time to train " + format_token_count(cost.amount) + " " + cost.unit + "s", days,
+      {"time_to_train_days", "time to train " + format_count(cost.amount) + " " + cost.unit + "s", days,
        fmt::format("{:.1f} days", days), false},
       {"gpu_hours", "GPU-hours", cost.gpu_hours, fmt::format("{:.0f}", cost.gpu_hours), false},
       {"cost_usd", "cost", cost.cost_usd, fmt::format("${:.0f}", cost.cost_usd), false},

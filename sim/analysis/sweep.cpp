@@ -13,6 +13,7 @@
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "training_cost.hpp"
 
 namespace dtsim {
 
@@ -115,7 +116,8 @@ void check_request(const SweepRequest& r) {
   if (!gpu_sweep && r.values.empty()) flag_error("--values", "at least one value for --field " + r.field, "none");
   for (int g : r.gpu_counts)
     if (g <= 0) flag_error("--gpus", "positive GPU counts", std::to_string(g));
-  if (!(r.tokens > 0) || !std::isfinite(r.tokens)) flag_error("--tokens", "a number of tokens > 0", fmt::format("{}", r.tokens));
+  if (!(r.amount >= 0) || !std::isfinite(r.amount))
+    flag_error("amount", "an amount to train on > 0 (0: the usual one)", fmt::format("{}", r.amount));
 }
 
 // " (point: cluster.nodes=2, parallelism.dp=16)": what the point set, since a line number of the
@@ -126,13 +128,14 @@ std::string point_context(const std::vector<FieldOverride>& overrides) {
   return set.empty() ? "" : " (point: " + set + ")";
 }
 
-void fill_from_report(SweepPoint& p, const Report& rep, double tokens) {
+void fill_from_report(SweepPoint& p, const Report& rep, const SweepResult& result) {
   p.status = SweepStatus::simulated;
   p.iteration_s = rep.iteration_s;
-  p.tokens_per_s = rep.tokens_per_s;
+  p.unit = rep.throughput_unit();
+  p.throughput_per_s = rep.throughput_per_s();
   p.model_tflops_per_gpu = rep.model_tflops_per_gpu;
   p.mfu = rep.mfu;
-  p.time_to_train_s = tokens / rep.tokens_per_s;
+  if (p.unit == result.unit) p.time_to_train_s = result.amount / p.throughput_per_s;
 }
 
 // Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
@@ -182,15 +185,15 @@ SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result,
 // Throughput per GPU of each simulated point against the first simulated one's.
 void set_scaling_efficiency(SweepResult& result) {
   for (size_t i = 0; i < result.points.size(); ++i)
-    if (result.points[i].simulated() && result.points[i].tokens_per_s > 0) {
+    if (result.points[i].simulated() && result.points[i].throughput_per_s > 0) {
       result.reference = i;
       break;
     }
   if (result.reference) {
     const SweepPoint& ref = result.points[*result.reference];
-    const double ref_per_gpu = ref.tokens_per_s / ref.gpus;
+    const double ref_per_gpu = ref.throughput_per_s / ref.gpus;
     for (SweepPoint& p : result.points)
-      if (p.simulated()) p.scaling_efficiency = (p.tokens_per_s / p.gpus) / ref_per_gpu;
+      if (p.simulated() && p.unit == ref.unit) p.scaling_efficiency = (p.throughput_per_s / p.gpus) / ref_per_gpu;
   }
 }
 
@@ -204,7 +207,6 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   result.gpu_sweep = !request.gpu_counts.empty();
   result.swept = result.gpu_sweep ? "gpus" : request.field;
   result.tied = tied_fields(request);
-  result.tokens = request.tokens;
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
   result.parallel = request.parallel > 0 ? request.parallel : cores;
 
@@ -218,8 +220,10 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   result.scenario = base ? base->name : request.scenario_file.stem().string();
   if (base) {
     result.global_batch = base->training.global_batch;
-    result.seq_len = base->model.seq_len;
+    result.unit = base->throughput_unit();
+    if (!base->layer_model) result.seq_len = base->model.seq_len;
   }
+  result.amount = request.amount > 0 ? request.amount : usual_training_amount(result.unit);
 
   std::vector<ResolvedScenario> to_simulate;
   std::vector<size_t> point_of;  // to_simulate[i] is points[point_of[i]]
@@ -243,7 +247,7 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
       p.error = outcome.error.empty() ? "simulation failed" : outcome.error;
     } else {
       try {
-        fill_from_report(p, make_report(to_simulate[k], *outcome.result), request.tokens);
+        fill_from_report(p, make_report(to_simulate[k], *outcome.result), result);
       } catch (const std::exception& e) {
         p.error = e.what();
       }
@@ -290,6 +294,22 @@ namespace {
 std::string number(double x) { return fmt::format("{}", x); }
 
 bool has_layout(const SweepPoint& p) { return p.tp > 0; }
+
+// "tokens_per_s", "images_per_s": the throughput's key, as the headline figures name it.
+std::string throughput_key(const std::string& unit) { return unit + "s_per_s"; }
+
+// The throughput column's CSV heading: the result's unit, then any other unit a point counts in.
+std::string throughput_heading(const SweepResult& r) {
+  std::vector<std::string> units = {r.unit};
+  for (const SweepPoint& p : r.points)
+    if (p.simulated() && std::find(units.begin(), units.end(), p.unit) == units.end()) units.push_back(p.unit);
+  std::string heading;
+  for (const std::string& unit : units) heading += (heading.empty() ? "" : "|") + throughput_key(unit);
+  return heading;
+}
+
+// Tokens come by the thousand; a layer model's samples may be a few per second.
+int throughput_decimals(const std::string& unit) { return unit == "token" ? 0 : 1; }
 bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
 
 }  // namespace
@@ -302,9 +322,9 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string sweep_to_csv(const SweepResult& r) {
-  std::string out =
-      "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_bytes,"
-      "memory_capacity_bytes,fits,time_to_train_s,scaling_efficiency,error\n";
+  std::string out = "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s," + csv_field(throughput_heading(r)) +
+                    ",model_tflops_per_gpu,mfu,memory_bytes,memory_capacity_bytes,fits,time_to_train_s,"
+                    "scaling_efficiency,error\n";
   for (const SweepPoint& p : r.points) {
     auto when = [](bool known, const std::string& text) { return known ? text : std::string(); };
     const bool layout = has_layout(p), memory = has_memory(p), simulated = p.simulated();
@@ -312,11 +332,11 @@ std::string sweep_to_csv(const SweepResult& r) {
                        when(p.gpus > 0, std::to_string(p.gpus)), when(layout, std::to_string(p.nodes)),
                        when(layout, std::to_string(p.tp)), when(layout, std::to_string(p.cp)),
                        when(layout, std::to_string(p.pp)), when(layout, std::to_string(p.dp)), to_string(p.status),
-                       when(simulated, number(p.iteration_s)), when(simulated, number(p.tokens_per_s)),
+                       when(simulated, number(p.iteration_s)), when(simulated, number(p.throughput_per_s)),
                        when(simulated, number(p.model_tflops_per_gpu)), when(simulated, number(p.mfu)),
                        when(memory, number(p.memory_bytes)), when(memory, number(p.memory_capacity_bytes)),
-                       when(memory, p.fits ? "true" : "false"), when(simulated, number(p.time_to_train_s)),
-                       when(simulated, number(p.scaling_efficiency)), csv_field(p.error));
+                       when(memory, p.fits ? "true" : "false"), when(p.has_time_to_train(), number(p.time_to_train_s)),
+                       when(p.has_scaling(), number(p.scaling_efficiency)), csv_field(p.error));
   }
   return out;
 }
@@ -327,6 +347,7 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
   for (const SweepPoint& p : r.points) {
     auto when = [](bool known, json value) { return known ? value : json(nullptr); };
     const bool layout = has_layout(p), memory = has_memory(p), simulated = p.simulated();
+    const std::string unit = p.simulated() ? p.unit : r.unit;
     points.push_back({
         {"value", p.value},
         {"gpus", when(p.gpus > 0, p.gpus)},
@@ -337,14 +358,15 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
         {"dp", when(layout, p.dp)},
         {"status", to_string(p.status)},
         {"iteration_s", when(simulated, p.iteration_s)},
-        {"tokens_per_s", when(simulated, p.tokens_per_s)},
+        {"unit", unit},
+        {throughput_key(unit), when(simulated, p.throughput_per_s)},
         {"model_tflops_per_gpu", when(simulated, p.model_tflops_per_gpu)},
         {"mfu", when(simulated, p.mfu)},
         {"memory_bytes", when(memory, p.memory_bytes)},
         {"memory_capacity_bytes", when(memory, p.memory_capacity_bytes)},
         {"fits", when(memory, p.fits)},
-        {"time_to_train_s", when(simulated, p.time_to_train_s)},
-        {"scaling_efficiency", when(simulated, p.scaling_efficiency)},
+        {"time_to_train_s", when(p.has_time_to_train(), p.time_to_train_s)},
+        {"scaling_efficiency", when(p.has_scaling(), p.scaling_efficiency)},
         {"error", p.error},
     });
   }
@@ -355,7 +377,8 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
       {"tied", r.tied},
       {"global_batch", r.global_batch},
       {"seq_len", r.seq_len},
-      {"tokens", r.tokens},
+      {"unit", r.unit},
+      {r.unit + "s", r.amount},
       {"parallel", r.parallel},
       {"wall_s", r.wall_s},
       {"reference_point", r.reference ? json(*r.reference) : json(nullptr)},
@@ -363,11 +386,11 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
   };
 }
 
-std::string format_token_count(double tokens) {
-  if (tokens >= 1e12) return fmt::format("{:.4g}T", tokens / 1e12);
-  if (tokens >= 1e9) return fmt::format("{:.4g}B", tokens / 1e9);
-  if (tokens >= 1e6) return fmt::format("{:.4g}M", tokens / 1e6);
-  return fmt::format("{:.4g}", tokens);
+std::string format_count(double count) {
+  if (count >= 1e12) return fmt::format("{:.4g}T", count / 1e12);
+  if (count >= 1e9) return fmt::format("{:.4g}B", count / 1e9);
+  if (count >= 1e6) return fmt::format("{:.4g}M", count / 1e6);
+  return fmt::format("{:.4g}", count);
 }
 
 std::string format_sweep_table(const SweepResult& r) {
@@ -376,10 +399,12 @@ std::string format_sweep_table(const SweepResult& r) {
   for (const auto& f : r.tied) tied += (tied.empty() ? "" : " and ") + f;
   out += fmt::format("sweep          {} ({}) over {}{}\n", r.scenario, r.scenario_file.string(),
                      r.gpu_sweep ? "GPU count" : r.swept, tied.empty() ? "" : "; " + tied + " follow");
-  if (r.global_batch > 0)
+  if (r.global_batch > 0 && r.seq_len > 0)
     out += fmt::format("batch          {} sequences x {} tokens per iteration (the scenario's)\n", r.global_batch,
                        r.seq_len);
-  out += fmt::format("time to train  {} tokens ({:.4g})\n", format_token_count(r.tokens), r.tokens);
+  else if (r.global_batch > 0)
+    out += fmt::format("batch          {} {}s per iteration (the scenario's)\n", r.global_batch, r.unit);
+  out += fmt::format("time to train  {} {}s ({:.4g})\n", format_count(r.amount), r.unit, r.amount);
   const auto count = [&](SweepStatus s) {
     return std::count_if(r.points.begin(), r.points.end(), [&](const SweepPoint& p) { return p.status == s; });
   };
@@ -392,7 +417,7 @@ std::string format_sweep_table(const SweepResult& r) {
   for (const SweepPoint& p : r.points) value_width = std::max(value_width, p.value.size());
   const std::string value_header = r.gpu_sweep ? "" : fmt::format("{:>{}} ", r.swept, value_width);
   out += value_header + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
-                                    "gpus", "nodes", "tp", "cp", "pp", "dp", "s/iter", "tokens/s", "TFLOP/s", "MFU %",
+                                    "gpus", "nodes", "tp", "cp", "pp", "dp", "s/iter", r.unit + "s/s", "TFLOP/s", "MFU %",
                                     "mem GB", "train days", "scaling %");
   for (const SweepPoint& p : r.points) {
     const std::string value = r.gpu_sweep ? "" : fmt::format("{:>{}} ", p.value, value_width);
@@ -404,13 +429,18 @@ std::string format_sweep_table(const SweepResult& r) {
     out += value + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
                                i(p.gpus > 0, p.gpus), i(layout, p.nodes), i(layout, p.tp), i(layout, p.cp),
                                i(layout, p.pp), i(layout, p.dp), d(simulated, p.iteration_s, 4),
-                               d(simulated, p.tokens_per_s, 0), d(simulated, p.model_tflops_per_gpu, 1),
+                               d(simulated, p.throughput_per_s, throughput_decimals(p.unit)),
+                               d(simulated, p.model_tflops_per_gpu, 1),
                                d(simulated, 100 * p.mfu, 1), d(has_memory(p), p.memory_bytes / 1e9, 1),
-                               d(simulated, p.time_to_train_s / 86400, 2), d(simulated, 100 * p.scaling_efficiency, 1));
+                               d(p.has_time_to_train(), p.time_to_train_s / 86400, 2),
+                               d(p.has_scaling(), 100 * p.scaling_efficiency, 1));
     if (!p.simulated()) out += fmt::format("      {}: {}\n", to_string(p.status), p.error);
+    if (p.simulated() && p.unit != r.unit) out += fmt::format("      counts {}s, not {}s\n", p.unit, r.unit);
   }
-  out += "(s/iter: seconds per iteration; TFLOP/s: model TFLOP/s per GPU; mem GB: peak per GPU, 1e9 bytes; train days: "
-         "the tokens at that throughput; scaling %: tokens/s per GPU relative to the first simulated point)\n";
+  out += fmt::format("(s/iter: seconds per iteration; TFLOP/s: model TFLOP/s per GPU; mem GB: peak per GPU, 1e9 bytes; "
+                     "train days: the {}s at that throughput; scaling %: {}s/s per GPU relative to the first simulated "
+                     "point)\n",
+                     r.unit, r.unit);
   return out;
 }
 

@@ -35,7 +35,9 @@ struct SweepRequest {
   std::vector<int> gpu_counts;
   std::string field;                // dotted path, e.g. "parallelism.tp", "training.micro_batch"
   std::vector<std::string> values;  // as written in YAML
-  double tokens = 300e9;            // tokens to train on, for time to train
+  // Time to train is for this many of the base scenario's units (Scenario::throughput_unit: tokens,
+  // or a layer model's images, sequences or records); 0: usual_training_amount of that unit.
+  double amount = 0;
   int parallel = 0;                 // simulations at once; 0: std::thread::hardware_concurrency()
 };
 
@@ -69,14 +71,20 @@ struct SweepPoint {
   bool fits = false;
   // Simulated points only (0 otherwise).
   double iteration_s = 0;
-  double tokens_per_s = 0;          // global_batch * seq_len / iteration_s
+  std::string unit;                 // what throughput_per_s counts: "token", "image", ...
+  double throughput_per_s = 0;      // tokens (global_batch * seq_len) or samples per second
   double model_tflops_per_gpu = 0;  // model FLOPs (no recompute) per second per GPU / 1e12
   double mfu = 0;                   // model FLOP/s per GPU / the GPU's peak, 0..1
-  double time_to_train_s = 0;       // request.tokens / tokens_per_s
-  // (tokens_per_s / gpus) / the same of the reference point (the first simulated one).
+  // The result's amount / throughput_per_s; 0 when the point counts in another unit than the
+  // amount (a sweep of model.zoo from a CNN to BERT).
+  double time_to_train_s = 0;
+  // (throughput_per_s / gpus) / the same of the reference point (the first simulated one); 0 for a
+  // point counting in another unit than the reference.
   double scaling_efficiency = 0;
 
   bool simulated() const { return status == SweepStatus::simulated; }
+  bool has_time_to_train() const { return simulated() && time_to_train_s > 0; }
+  bool has_scaling() const { return simulated() && scaling_efficiency > 0; }
 };
 
 struct SweepResult {
@@ -86,8 +94,9 @@ struct SweepResult {
   std::string swept;                   // "gpus" or the field path
   std::vector<std::string> tied;       // the fields set along with it
   int global_batch = 0;                // of the base scenario (kept at every point)
-  int seq_len = 0;
-  double tokens = 0;                   // time to train is for this many tokens
+  int seq_len = 0;                     // 0 for a layer model
+  std::string unit = "token";          // of the base scenario's throughput
+  double amount = 0;                   // time to train is for this many `unit`s
   int parallel = 0;                    // simulations run at once
   double wall_s = 0;                   // the whole sweep
   std::optional<size_t> reference;     // index of the point scaling efficiency is relative to
@@ -97,7 +106,7 @@ struct SweepResult {
 };
 
 // Throws InputError for a request that cannot be swept at all: a bad base scenario file (for a
-// GPU-count sweep and tied fields, the base must load), no values, a tokens count <= 0, both or
+// GPU-count sweep and tied fields, the base must load), no values, an amount < 0, both or
 // neither of gpu_counts and field. Errors of single points go into their SweepPoint.
 SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress = {});
 
@@ -110,12 +119,14 @@ std::vector<std::string> parse_sweep_values(const std::string& flag, const std::
 std::string csv_field(const std::string& text);
 
 // One header line, then one line per point (RFC 4180 quoting). Numbers are written shortest
-// round-trip, as in the JSON; fields a point does not have are empty.
+// round-trip, as in the JSON; fields a point does not have are empty. The throughput column is
+// headed by its unit, "tokens_per_s" or "images_per_s" (all units joined with '|' when they differ).
 std::string sweep_to_csv(const SweepResult& r);
-// Numbers a point does not have are null.
+// Numbers a point does not have are null. Each point's throughput is under "<unit>s_per_s", with
+// its "unit"; the amount to train on under "<unit>s" ("tokens": 3e11), with "unit".
 nlohmann::json sweep_to_json(const SweepResult& r);
-// "300B", "1.5T", "20M": a token count with a T, B or M suffix (4 significant digits).
-std::string format_token_count(double tokens);
+// "300B", "1.5T", "20M": a count (tokens, images) with a T, B or M suffix (4 significant digits).
+std::string format_count(double count);
 // The table `dtsim sweep` prints.
 std::string format_sweep_table(const SweepResult& r);
 

@@ -145,6 +145,8 @@ struct Scenario {
   std::vector<Event> events;
 
   int gpu_count() const { return parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp; }
+  // What its throughput counts: "token" for a transformer, a layer model's sample unit otherwise.
+  std::string throughput_unit() const { return layer_model ? layer_model->graph.sample_unit : "token"; }
   int micro_batches_per_replica() const {
     return training.global_batch / (parallelism.dp * training.micro_batch);
   }

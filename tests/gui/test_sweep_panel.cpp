@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QtTest>
 #include <memory>
 
@@ -75,6 +76,7 @@ class TestSweepPanel : public QObject {
   void invalidPointShowsTheLibrarysError();
   void stragglerSweepSlowsTheIteration();
   void gpuCountSweepPlotsGpusOnX();
+  void layerModelSweepCountsImages();
   void textValuesGetCategories();
   void cancelStopsTheSweep();
   void cancelMidRunStopsTheSimulations();
@@ -104,21 +106,21 @@ void TestSweepPanel::badValuesDisableRun() {
   panel.setValuesText("1,slow");
   QVERIFY(panel.valuesError().contains("slow"));
 
-  // Any value goes to the library for a field of the user's choosing; tokens accept 3e11.
+  // Any value goes to the library for a field of the user's choosing; the amount accepts 3e11.
   panel.setSweptField("model.layers");
   QCOMPARE(panel.sweptField(), QString("model.layers"));
   panel.setValuesText("12,abc");
   QVERIFY(panel.valuesError().isEmpty());
-  panel.setTokensText("tons");
-  QVERIFY(!panel.tokensError().isEmpty());
+  panel.setAmountText("tons");
+  QVERIFY(panel.amountError().contains("a number of tokens > 0"));
   QVERIFY(!button(panel, "Run")->isEnabled());
-  panel.setTokensText("3e11");
-  QVERIFY(panel.tokensError().isEmpty());
+  panel.setAmountText("3e11");
+  QVERIFY(panel.amountError().isEmpty());
   QVERIFY(button(panel, "Run")->isEnabled());
   const dtsim::SweepRequest r = panel.currentRequest();
   QCOMPARE(r.field, std::string("model.layers"));
   QCOMPARE(r.values, (std::vector<std::string>{"12", "abc"}));
-  QCOMPARE(r.tokens, 3e11);
+  QCOMPARE(r.amount, 3e11);
 }
 
 void TestSweepPanel::defaultsFollowTheChoice() {
@@ -170,7 +172,7 @@ void TestSweepPanel::microBatchSweepShowsTheLibrarysNumbers() {
     QCOMPARE(panel.cellText(row, SweepPanel::gpus_column), QString("1"));
     QCOMPARE(panel.cellText(row, SweepPanel::layout_column), QString("1/1/1/1"));
     QCOMPARE(panel.cellText(row, SweepPanel::iteration_column), fixed(p.iteration_s, 4));
-    QCOMPARE(panel.cellText(row, SweepPanel::tokens_per_s_column), fixed(p.tokens_per_s, 0));
+    QCOMPARE(panel.cellText(row, SweepPanel::throughput_column), fixed(p.throughput_per_s, 0));
     QCOMPARE(panel.cellText(row, SweepPanel::tflops_column), fixed(p.model_tflops_per_gpu, 1));
     QCOMPARE(panel.cellText(row, SweepPanel::mfu_column), fixed(100 * p.mfu, 1));
     QCOMPARE(panel.cellText(row, SweepPanel::scaling_column), fixed(100 * p.scaling_efficiency, 1));
@@ -270,6 +272,43 @@ void TestSweepPanel::gpuCountSweepPlotsGpusOnX() {
   QCOMPARE(curve[1], QPointF(16, 100 * expected.points[1].scaling_efficiency));
   QCOMPARE(panel.cellText(1, SweepPanel::scaling_column), fixed(100 * expected.points[1].scaling_efficiency, 1));
   QVERIFY(pixels_of(rendered_chart(panel), dtsim::gui::palette::compute()) > 50);
+}
+
+// ResNet-50 counts images: the amount starts at 90 ImageNet epochs, the throughput column, metric
+// and time to train are in images, as the library's sweep; a GPT base brings tokens back and the
+// typed image amount is kept for the next ResNet base.
+void TestSweepPanel::layerModelSweepCountsImages() {
+  const std::filesystem::path resnet = DTSIM_SOURCE_DIR "/tests/data/scenario-resnet50-ddp.yaml";
+  SweepPanel panel;
+  panel.setBase(resnet, {}, {});
+  QCOMPARE(panel.unit(), std::string("image"));
+  QCOMPARE(panel.currentRequest().amount, 90.0 * 1281167);
+  auto* table = panel.findChild<QTableWidget*>();
+  QCOMPARE(table->horizontalHeaderItem(SweepPanel::throughput_column)->text(), QString("images/s"));
+  panel.setSweptField(SweepPanel::gpu_count_choice);
+  panel.setValuesText("8,16");
+  panel.setAmountText("2e6");
+  panel.runSweep();
+  QTRY_VERIFY_WITH_TIMEOUT(!panel.isRunning(), kSweepTimeout_ms);
+  dtsim::SweepRequest request;
+  request.scenario_file = resnet;
+  request.gpu_counts = {8, 16};
+  request.amount = 2e6;
+  const dtsim::SweepResult expected = dtsim::run_sweep(request);
+  for (int row = 0; row < 2; ++row) {
+    const dtsim::SweepPoint& p = expected.points[size_t(row)];
+    QCOMPARE(panel.cellText(row, SweepPanel::throughput_column), fixed(1024 / p.iteration_s, 1));
+    QCOMPARE(panel.cellText(row, SweepPanel::train_days_column), fixed(2e6 / (1024 / p.iteration_s) / 86400, 2));
+  }
+  panel.setMetric(SweepPanel::throughput_per_s);
+  QCOMPARE(panel.curvePoints()[1], QPointF(16, expected.points[1].throughput_per_s));
+  QVERIFY(panel.csv().startsWith("value,gpus,nodes,tp,cp,pp,dp,status,iteration_s,images_per_s,"));
+
+  panel.setBase(kNode, {}, {});
+  QCOMPARE(panel.currentRequest().amount, 300e9);
+  QCOMPARE(table->horizontalHeaderItem(SweepPanel::throughput_column)->text(), QString("tokens/s"));
+  panel.setBase(resnet, {}, {});
+  QCOMPARE(panel.currentRequest().amount, 2e6);
 }
 
 void TestSweepPanel::textValuesGetCategories() {
