@@ -7,9 +7,11 @@
 #include "device_spec.hpp"
 #include "gemm_shape.hpp"
 #include "kernel_launch.hpp"
+#include "nccl_channels.hpp"
 #include "resolved_scenario.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
+#include "topology_spec.hpp"
 #include "transformer_ops.hpp"
 
 namespace dtsim {
@@ -365,11 +367,20 @@ TEST(KernelLaunch, LongKernelsHideTheirLaunches) {
   EXPECT_DOUBLE_EQ(launched_pass_s(gpu_layer_s, 10, false), gpu_layer_s);
 }
 
-// An NCCL collective's 24 CTAs (one SM each) out of the whitepapers' SM counts.
+// NCCL's channels: 2 where GPUs meet over PCIe only (one ring, doubled), the H100 trace's 24
+// with NVLink; each channel's CTA holds one SM of the whitepapers' counts, at most all of them.
 TEST(DeviceSpec, CollectiveKernelsHoldTheirCtasShareOfTheSms) {
-  EXPECT_DOUBLE_EQ(find_device("a100-80gb-sxm")->collective_sm_share(), 24.0 / 108);
-  EXPECT_DOUBLE_EQ(find_device("h100-sxm")->collective_sm_share(), 24.0 / 132);
-  EXPECT_DOUBLE_EQ(find_device("h200-sxm")->collective_sm_share(), 24.0 / 132);
+  const auto channels = [](const char* topology) {
+    return nccl_collective_channels(load_topology(test::source_dir() / "topologies" / topology).node);
+  };
+  EXPECT_EQ(channels("pcie-gpu-server-ethernet.yaml"), 2);
+  EXPECT_EQ(channels("dgx-h100-ndr-fattree.yaml"), 24);
+  EXPECT_EQ(channels("dgx1-v100-edr-fattree.yaml"), 24);
+  EXPECT_DOUBLE_EQ(find_device("a100-80gb-sxm")->collective_sm_share(24), 24.0 / 108);
+  EXPECT_DOUBLE_EQ(find_device("h100-sxm")->collective_sm_share(24), 24.0 / 132);
+  EXPECT_DOUBLE_EQ(find_device("p100-pcie-16gb")->collective_sm_share(2), 2.0 / 56);
+  EXPECT_DOUBLE_EQ(find_device("k80")->collective_sm_share(2), 2.0 / 13);
+  EXPECT_DOUBLE_EQ(find_device("k80")->collective_sm_share(24), 1.0);  // 13 SMs
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "device_spec.hpp"
 
+#include <algorithm>
+
 namespace dtsim {
 
 namespace {
@@ -67,15 +69,9 @@ const std::vector<DeviceSpec>& all_devices() {
 }
 }  // namespace
 
-// CTAs an NCCL collective launches: one per channel. NVIDIA's developer forum thread 337991
-// ("Compute-Communication Overlap Causes Severe GEMM Performance Degradation because of Tail
-// Effect", 2025) shows in an Nsight Systems trace an FSDP-style ncclAllGather beside a GEMM on an
-// H100 launching 24 blocks. NCCL picks the channel count from the topology; dtsim uses this one
-// measured figure for every GPU and collective. The same thread measures a GEMM sized to one
-// wave slowing far more (tail effect); the share below is the steady-state part only.
-constexpr int kNcclCollectiveCtas = 24;
-
-double DeviceSpec::collective_sm_share() const { return sms > 0 ? double(kNcclCollectiveCtas) / sms : 0.0; }
+double DeviceSpec::collective_sm_share(int ctas) const {
+  return sms > 0 ? double(std::min(ctas, sms)) / sms : 0.0;
+}
 
 double DeviceSpec::peak_flops(Precision p) const {
   switch (p) {

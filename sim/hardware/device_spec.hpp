@@ -26,9 +26,10 @@ struct DeviceSpec {
   // datasheet parts; below 1 for a part run at a lower power limit, whose clock drops under load.
   double sustained_tensor_scale = 1;
 
-  // Fraction of the GPU's SMs an NCCL collective kernel occupies while it runs beside compute
-  // (one CTA per channel, each CTA on its own SM): compute then runs at (1 - share) of its rate.
-  double collective_sm_share() const;
+  // Fraction of the GPU's SMs an NCCL collective kernel of `ctas` CTAs (one per channel,
+  // nccl_collective_channels) occupies while it runs beside compute, each CTA on its own SM, at
+  // most all of them: compute then runs at (1 - share) of its rate.
+  double collective_sm_share(int ctas) const;
 
   double peak_flops(Precision p) const;
 };

@@ -9,6 +9,7 @@
 #include "gradient_compression.hpp"
 #include "input_error.hpp"
 #include "kernel_launch.hpp"
+#include "nccl_channels.hpp"
 
 namespace dtsim {
 
@@ -234,7 +235,7 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   const LaunchedPasses l = launched(p, s.training.cuda_graphs);
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();
-  in.collective_sm_share = compute.device().collective_sm_share();
+  in.collective_sm_share = compute.device().collective_sm_share(nccl_collective_channels(s.cluster.topology.node));
   in.forward.push_back({l.forward_s * scale, p.forward_flops, sharded_lookup_exchange(s)});
   in.backward.push_back({l.backward_s * scale, p.backward_flops, sharded_lookup_exchange(s)});
   in.backward_weight.push_back({});  // no split backward (zero-bubble) without a pipeline

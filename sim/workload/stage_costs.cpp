@@ -5,6 +5,7 @@
 
 #include "kernel_launch.hpp"
 #include "layer_model_costs.hpp"
+#include "nccl_channels.hpp"
 #include "stage_layout.hpp"
 #include "transformer_ops.hpp"
 #include "workload_builder.hpp"
@@ -151,7 +152,7 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
   const RankShape r = rank_shape(s);
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();
-  in.collective_sm_share = compute.device().collective_sm_share();
+  in.collective_sm_share = compute.device().collective_sm_share(nccl_collective_channels(s.cluster.topology.node));
   // Megatron scatters the boundary activation across TP ranks before the stage-to-stage send
   // (scatter_gather_tensors_in_pipeline, or SP's sharded sequence) and all-gathers it over
   // NVLink after; the all-gather is not modelled.
