@@ -40,6 +40,33 @@ TEST(DataParallelValidation, SmallerDdpBucketsAreSlowerAsPublished) {
   EXPECT_GT(row("pt-ddp-rn101-16gpu-bucket1mb").predicted, row("pt-ddp-rn101-16gpu").predicted);
 }
 
+// Every pair of rows of one publication and setup is a published comparison, checked for its
+// direction: here the two bucket sizes of PyTorch's DDP README (0.108 s against 0.104 s, +3.8%).
+TEST(DataParallelValidation, PublishedComparisonsAreFoundAndTheirDirectionChecked) {
+  const std::vector<ValidationComparison>& c = data_parallel_summary().comparisons;
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].first, "pt-ddp-rn50-16gpu");
+  EXPECT_EQ(c[0].second, "pt-ddp-rn50-16gpu-bucket1mb");
+  EXPECT_DOUBLE_EQ(c[0].measured_change, 0.108 / 0.104 - 1);
+  EXPECT_DOUBLE_EQ(c[0].predicted_change,
+                   row("pt-ddp-rn50-16gpu-bucket1mb").predicted / row("pt-ddp-rn50-16gpu").predicted - 1);
+  EXPECT_EQ(c[1].second, "pt-ddp-rn101-16gpu-bucket1mb");
+  for (const ValidationComparison& x : c) EXPECT_TRUE(x.direction_right()) << x.second;
+}
+
+// Slower or faster by more than 1% must be predicted in that direction; within 1% (the same
+// speed), the prediction must be within 1% too.
+TEST(DataParallelValidation, AComparisonsDirectionIsItsSignOrTheSameSpeed) {
+  const auto right = [](double measured, double predicted) {
+    return ValidationComparison{.measured_change = measured, .predicted_change = predicted}.direction_right();
+  };
+  EXPECT_TRUE(right(0.038, 0.004));
+  EXPECT_TRUE(right(-0.2, -0.05));
+  EXPECT_FALSE(right(0.05, -0.01));
+  EXPECT_TRUE(right(0.005, -0.009));
+  EXPECT_FALSE(right(0.005, 0.02));
+}
+
 TEST(DataParallelValidation, MultiNodeRunsScaleFromTheirOneNodeReference) {
   // DeepLearningExamples' BERT multi-node tables give each run's one-node rate; scaled from it,
   // 4 to 64 nodes of DGX-1, DGX-2H and DGX A100 land within 9% of what was measured, and below

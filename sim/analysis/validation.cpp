@@ -142,6 +142,36 @@ std::vector<ValidationGroup> group_rows(const std::vector<ValidationRow>& rows, 
   return groups;
 }
 
+// The model, cluster, batch and measured reference of a run: what two runs of one comparison
+// share (another reference rate is another machine).
+std::string setup_of(const Scenario& s) {
+  const std::string model = s.layer_model ? s.layer_model->graph.name : s.model.name;
+  const std::string reference =
+      s.reference ? fmt::format(", reference {:g}/s on {}", s.reference->samples_per_s, s.reference->gpus) : "";
+  return fmt::format("{} on {} x {} in {} nodes, batch {}, {}{}", model, s.gpu_count(), s.cluster.gpu, s.cluster.nodes,
+                     s.training.global_batch, to_string(s.training.precision), reference);
+}
+
+// Step time of b relative to a's, from a metric that is a time or a rate.
+double step_change(const std::string& metric, double a, double b) {
+  return metric == "iteration_time_s" ? b / a - 1 : a / b - 1;
+}
+
+std::vector<ValidationComparison> comparisons_of(const std::vector<ValidationRow>& rows) {
+  std::vector<ValidationComparison> out;
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t j = i + 1; j < rows.size(); ++j) {
+      const ValidationRow &a = rows[i], &b = rows[j];
+      if (a.source != b.source || a.metric != b.metric || a.setup != b.setup) continue;
+      out.push_back({.first = a.id,
+                     .second = b.id,
+                     .setup = a.setup,
+                     .measured_change = step_change(a.metric, a.measured, b.measured),
+                     .predicted_change = step_change(a.metric, a.predicted, b.predicted)});
+    }
+  return out;
+}
+
 // nccl-tests runs: the same collective predicted on the topology of the run's GPU type, with
 // the algorithm the run forced, at each published size.
 std::vector<CollectiveValidationRow> validate_collective(const YamlFields& f, const YAML::Node& c,
@@ -244,7 +274,8 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
                             .predicted = predicted,
                             .relative_error = std::abs(predicted - run.measured) / run.measured,
                             .signed_error = slower / run.measured,
-                            .not_modelled = run.not_modelled};
+                            .not_modelled = run.not_modelled,
+                            .setup = setup_of(s)};
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
@@ -259,7 +290,14 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
   if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
   summary.by_source = group_rows(summary.rows, [](const ValidationRow& r) { return r.source; });
   summary.by_gpu = group_rows(summary.rows, [](const ValidationRow& r) { return r.gpu; });
+  summary.comparisons = comparisons_of(summary.rows);
   return summary;
+}
+
+bool ValidationComparison::direction_right() const {
+  const auto same = [](double change) { return std::abs(change) <= kSameSpeedFraction; };
+  if (same(measured_change)) return same(predicted_change);
+  return (measured_change > 0) == (predicted_change > 0);
 }
 
 namespace {
@@ -273,6 +311,25 @@ std::string format_groups(const char* title, const std::vector<ValidationGroup>&
                        g.max_absolute_percentage_error);
   return out;
 }
+
+std::string format_comparisons(const std::vector<ValidationComparison>& comparisons) {
+  if (comparisons.empty()) return "";
+  size_t width = 20;
+  for (const ValidationComparison& c : comparisons) width = std::max({width, c.first.size(), c.second.size()});
+  std::string out = fmt::format("\npublished comparisons (same source and setup; step time of the second against the "
+                                "first, + slower)\n{:<{}} {:<{}} {:>9} {:>10}  direction\n",
+                                "first", width, "second", width, "measured", "predicted");
+  int right = 0;
+  for (const ValidationComparison& c : comparisons) {
+    right += c.direction_right();
+    out += fmt::format("{:<{}} {:<{}} {:>+8.1f}% {:>+9.1f}%  {}\n", c.first, width, c.second, width,
+                       100 * c.measured_change, 100 * c.predicted_change, c.direction_right() ? "right" : "WRONG");
+  }
+  out += fmt::format("directions right: {} of {} (within {:.0f}% counts as the same speed)\n", right,
+                     comparisons.size(), 100 * kSameSpeedFraction);
+  return out;
+}
+
 }  // namespace
 
 std::string format_validation_table(const ValidationSummary& s) {
@@ -288,6 +345,7 @@ std::string format_validation_table(const ValidationSummary& s) {
                      s.rows.size());
   if (!s.by_source.empty()) out += "\n" + format_groups("by source", s.by_source);
   if (!s.by_gpu.empty()) out += "\n" + format_groups("by GPU type", s.by_gpu);
+  out += format_comparisons(s.comparisons);
   for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
   if (s.collective_rows.empty()) return out;
   out += fmt::format("\n{:<20} {:<10} {:>12} {:>15} {:>16} {:>8}\n", "nccl-tests run", "algorithm", "bytes",

@@ -21,7 +21,24 @@ struct ValidationRow {
   // predicted iteration is longer (or the predicted TFLOP/s lower) than measured.
   double signed_error = 0;
   std::string not_modelled;   // features of the run the model does not have yet
+  // Runs with the same source, metric and setup differ only in how they train (strategy, library,
+  // buckets, compression, input pipeline, layout): a published comparison.
+  std::string setup;          // "vgg-16 on 8 x k80 in 1 nodes, batch 256, fp32"
 };
+
+// Two runs of one setup, as published and as predicted: the step time of `second` against
+// `first`'s (from iteration time, or the inverse of a throughput), + when `second` is slower.
+struct ValidationComparison {
+  std::string first, second;  // run ids
+  std::string setup;
+  double measured_change = 0;
+  double predicted_change = 0;
+  // Same sign of change, or both within kSameSpeedFraction of each other.
+  bool direction_right() const;
+};
+// Runs published within this fraction of each other's step time are of the same speed: the
+// prediction is right when it is within it too.
+constexpr double kSameSpeedFraction = 0.01;
 
 // Mean absolute percentage error of a subset of rows (one source, one GPU type).
 struct ValidationGroup {
@@ -48,6 +65,7 @@ struct ValidationSummary {
   std::vector<std::string> skipped;  // "id: reason"
   double mean_absolute_percentage_error = 0;
   std::vector<ValidationGroup> by_source, by_gpu;
+  std::vector<ValidationComparison> comparisons;  // every pair of rows with the same source and setup
 };
 
 // What the validation assumes where the source is silent.
