@@ -31,13 +31,19 @@ double amount_flag(const std::string& flag, const std::string& text) {
   return number_flag(flag, text, 1e-9, 1e30, "a number > 0 (at most 1e30)");
 }
 
-// The flags that change the scenario's reliability section.
-void apply_flags(const GoodputOptions& o, ReliabilityConfig& c) {
-  const int given = !o.iterations.empty() + !o.tokens.empty() + !o.days.empty();
-  if (given > 1) flag_error("--iterations/--tokens/--days", "at most one of them", fmt::format("{} of them", given));
+// The flags that change the scenario's reliability section; `unit`: what the scenario's model counts.
+void apply_flags(const GoodputOptions& o, const std::string& unit, ReliabilityConfig& c) {
+  const int given = !o.iterations.empty() + !o.tokens.empty() + !o.samples.empty() + !o.days.empty();
+  if (given > 1)
+    flag_error("--iterations/--tokens/--samples/--days", "at most one of them", fmt::format("{} of them", given));
+  if (!o.tokens.empty() && unit != "token")
+    flag_error("--tokens", fmt::format("--samples: this scenario's model counts in {}s", unit), "--tokens");
+  if (!o.samples.empty() && unit == "token")
+    flag_error("--samples", "--tokens: this scenario's model counts in tokens", "--samples");
   if (given == 1) c.training = TrainingLength{};
   if (!o.iterations.empty()) c.training.iterations = double(integer_flag("--iterations", o.iterations, 1, 1'000'000'000'000));
   if (!o.tokens.empty()) c.training.tokens = amount_flag("--tokens", o.tokens);
+  if (!o.samples.empty()) c.training.samples = amount_flag("--samples", o.samples);
   if (!o.days.empty()) c.training.days = amount_flag("--days", o.days);
   if (o.interval == "auto") c.checkpoint.interval_s.reset();
   else if (!o.interval.empty()) c.checkpoint.interval_s = amount_flag("--interval", o.interval);
@@ -195,6 +201,8 @@ json setup_json(const Scenario& s, const GoodputSetup& g) {
           {"iteration_s", g.iteration_s},
           {"iterations", g.iterations},
           {"training_source", g.training_source},
+          {"unit", g.unit},
+          {"units_per_iteration", g.units_per_iteration},
           {"work_s", g.problem.work_s},
           {"nodes", g.nodes},
           {"gpus", g.gpus},
@@ -231,6 +239,7 @@ GoodputOptions& add_goodput_options(CLI::App& command, const std::string& defaul
                                              "scenarios/gpt3-175b-1024-a100.yaml)");
   command.add_option("--iterations", o.iterations, "training length in iterations");
   command.add_option("--tokens", o.tokens, "training length in tokens");
+  command.add_option("--samples", o.samples, "training length of a layer model, in its images, sequences or records");
   command.add_option("--days", o.days, "training length in days of failure-free compute");
   command.add_option("--runs", o.runs, "Monte Carlo runs (default 1000)");
   command.add_option("--seed", o.seed, "Monte Carlo seed (default 1)");
@@ -250,7 +259,7 @@ int run_goodput_command(const GoodputOptions& options) {
   check_output_path("--json", options.json_file);
   const Scenario scenario = load_scenario(options.scenario);
   ReliabilityConfig config = load_reliability_config(options.scenario);
-  apply_flags(options, config);
+  apply_flags(options, scenario.throughput_unit(), config);
 
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {

@@ -13,7 +13,7 @@ namespace dtsim {
 // Flags as written; run_goodput_command checks them (an InputError names the flag).
 struct GoodputOptions {
   std::string scenario;
-  std::string iterations, tokens, days;  // at most one; none: the scenario's reliability.training
+  std::string iterations, tokens, samples, days;  // at most one; none: the scenario's reliability.training
   std::string runs = "1000";
   std::string seed = "1";
   std::string interval;                  // seconds or "auto"; empty: the scenario's

@@ -344,6 +344,35 @@ TEST(ReliabilityConfig, DefaultsWithoutASection) {
   EXPECT_EQ(g.recovery.replicas_per_node_failure, 8);
 }
 
+// A layer-graph model trains on samples: 10 ImageNet epochs (12,811,670 images) at 1024 images
+// per iteration, a checkpoint of fp32 weights and SGD's momentum (8 B per parameter); without a
+// length, 90 epochs. Neither crashes on the transformer's tokens per iteration, which it has none of.
+TEST(ReliabilityConfig, ALayerModelTrainsOnSamples) {
+  const auto file = reliability_file("resnet50-samples.yaml");
+  const Scenario s = load_scenario(file);
+  ReliabilityConfig c = load_reliability_config(file);
+  ASSERT_TRUE(c.training.samples);
+  GoodputSetup g = make_goodput_setup(s, c, 0.1);
+  EXPECT_EQ(g.unit, "image");
+  EXPECT_EQ(g.units_per_iteration, 1024);
+  EXPECT_EQ(g.iterations, std::ceil(12'811'670 / 1024.0));  // 12,512
+  EXPECT_DOUBLE_EQ(g.parameters, s.layer_model->graph.parameters());
+  EXPECT_DOUBLE_EQ(g.checkpoint_bytes, 8 * g.parameters);
+  c.training = {};
+  g = make_goodput_setup(s, c, 0.1);
+  EXPECT_EQ(g.iterations, std::ceil(90 * 1'281'167 / 1024.0));
+
+  const test::CliResult tokens = test::run_dtsim("goodput " + file.string() + " --tokens 1e9 --runs 10");
+  EXPECT_EQ(tokens.exit_code, 2) << tokens.output;
+  EXPECT_NE(tokens.output.find("field '--tokens': expected --samples: this scenario's model counts in images"),
+            std::string::npos)
+      << tokens.output;
+  const test::CliResult run = test::run_dtsim("goodput " + file.string() + " --runs 10 --sweep-points 0");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("12512 iterations (1.281e+07 images / 1024 images per iteration)"), std::string::npos)
+      << run.output;
+}
+
 InputErrorInfo reliability_error(const std::string& name) {
   return test::error_of([&] { load_reliability_config(reliability_file(name)); });
 }
@@ -370,8 +399,13 @@ TEST(ReliabilityConfig, BadInputNamesTheField) {
   e = reliability_error("bad-two-lengths.yaml");
   EXPECT_EQ(e.line, 6);
   EXPECT_EQ(e.field, "reliability.training.days");
-  EXPECT_EQ(e.expected, "only one of iterations, tokens, days");
+  EXPECT_EQ(e.expected, "only one of iterations, tokens, samples, days");
   EXPECT_EQ(e.found, "both 'iterations' and 'days'");
+
+  e = reliability_error("bad-tokens-on-layer-model.yaml");
+  EXPECT_EQ(e.line, 6);
+  EXPECT_EQ(e.field, "reliability.training.tokens");
+  EXPECT_EQ(e.expected, "samples, iterations or days: the model is a layer graph, counted in samples");
 
   e = reliability_error("bad-negative-mtbf.yaml");
   EXPECT_EQ(e.line, 5);

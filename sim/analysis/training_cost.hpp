@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report.hpp"
+#include "scenario.hpp"  // usual_training_amount
 
 namespace dtsim {
 
@@ -19,12 +20,5 @@ struct TrainingCost {
 
 // Zero time and cost when the report has no throughput (an iteration that did not complete).
 TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour);
-
-// A usual training run's length in `unit`, for a front end's default (0 for an unknown unit):
-// token: GPT-3's 300 B (Brown et al. 2020, section 2.2). image: 90 epochs of ImageNet-1k's
-// 1,281,167 training images (the ResNet schedule; Goyal et al. 2017). sequence: BERT's
-// pre-training, 1,000,000 steps of 256 sequences (Devlin et al. 2019, appendix A.2). record: one
-// epoch of Criteo 1TB's days 0-22, 4,195,197,692 records (MLPerf Training's DLRM).
-double usual_training_amount(const std::string& unit);
 
 }  // namespace dtsim

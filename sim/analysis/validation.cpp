@@ -145,10 +145,9 @@ std::vector<ValidationGroup> group_rows(const std::vector<ValidationRow>& rows, 
 // The model, cluster, batch and measured reference of a run: what two runs of one comparison
 // share (another reference rate is another machine).
 std::string setup_of(const Scenario& s) {
-  const std::string model = s.layer_model ? s.layer_model->graph.name : s.model.name;
   const std::string reference =
       s.reference ? fmt::format(", reference {:g}/s on {}", s.reference->samples_per_s, s.reference->gpus) : "";
-  return fmt::format("{} on {} x {} in {} nodes, batch {}, {}{}", model, s.gpu_count(), s.cluster.gpu, s.cluster.nodes,
+  return fmt::format("{} on {} x {} in {} nodes, batch {}, {}{}", s.model.name, s.gpu_count(), s.cluster.gpu, s.cluster.nodes,
                      s.training.global_batch, to_string(s.training.precision), reference);
 }
 

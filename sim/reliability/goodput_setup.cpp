@@ -5,11 +5,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "layer_model_costs.hpp"
 #include "topology_graph.hpp"
 
 namespace dtsim {
 
 double checkpoint_bytes_per_parameter(Precision p) { return p == Precision::fp32 ? 12 : 14; }
+
+double checkpoint_bytes_per_parameter(LayerModelOptimizer o) {
+  return kLayerModelGradientBytes + optimizer_state_bytes_per_parameter(o);  // fp32 weights, as gradients
+}
 
 long fabric_switch_count(const TopologySpec& topology, long nodes) {
   const TopologyGraph g = build_topology_graph(topology, nodes);
@@ -39,19 +44,23 @@ int replicas_per_node_failure(const Scenario& s) {
 namespace {
 
 void set_training_length(GoodputSetup& g, const TrainingLength& t) {
+  const auto in_units = [&](double amount, const std::string& why) {
+    g.iterations = std::ceil(amount / g.units_per_iteration);
+    g.training_source =
+        fmt::format("{}{:.4g} {}s / {:.0f} {}s per iteration", why, amount, g.unit, g.units_per_iteration, g.unit);
+  };
   if (t.iterations) {
     g.iterations = std::ceil(*t.iterations);
     g.training_source = "given";
-  } else if (t.tokens) {
-    g.iterations = std::ceil(*t.tokens / g.tokens_per_iteration);
-    g.training_source = fmt::format("{:.4g} tokens / {:.0f} tokens per iteration", *t.tokens, g.tokens_per_iteration);
+  } else if (t.tokens || t.samples) {
+    in_units(t.tokens ? *t.tokens : *t.samples, "");
   } else if (t.days) {
     g.iterations = std::max(1.0, std::floor(*t.days * 86400 / g.iteration_s));
     g.training_source = fmt::format("given as {:g} days", *t.days);
+  } else if (g.unit == "token") {
+    in_units(20 * g.parameters, "20 tokens per parameter (Chinchilla; default): ");
   } else {
-    const double tokens = 20 * g.parameters;
-    g.iterations = std::ceil(tokens / g.tokens_per_iteration);
-    g.training_source = fmt::format("20 tokens per parameter, {:.4g} tokens (Chinchilla; default)", tokens);
+    in_units(usual_training_amount(g.unit), "a usual run (default): ");
   }
 }
 
@@ -64,8 +73,9 @@ GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& conf
   g.gpus = long(s.cluster.nodes) * s.cluster.topology.node.gpus;
   g.nics = long(s.cluster.nodes) * s.cluster.topology.node.nics;
   g.switches = fabric_switch_count(s.cluster.topology, s.cluster.nodes);
-  g.parameters = double(parameter_count(s.model));
-  g.tokens_per_iteration = double(s.training.global_batch) * s.model.seq_len;
+  g.parameters = s.layer_model ? s.layer_model->graph.parameters() : double(parameter_count(s.model));
+  g.unit = s.throughput_unit();
+  g.units_per_iteration = s.throughput_units_per_iteration();
   set_training_length(g, config.training);
 
   const CheckpointPolicy& c = config.checkpoint;
@@ -73,7 +83,8 @@ GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& conf
     g.checkpoint_bytes = *c.size_bytes;
     g.checkpoint_size_source = "reliability.checkpoint.size_bytes";
   } else {
-    const double per_parameter = checkpoint_bytes_per_parameter(s.training.precision);
+    const double per_parameter = s.layer_model ? checkpoint_bytes_per_parameter(s.layer_model->optimizer)
+                                               : checkpoint_bytes_per_parameter(s.training.precision);
     g.checkpoint_bytes = per_parameter * g.parameters;
     g.checkpoint_size_source = fmt::format("{:g} B x {:.4g} parameters", per_parameter, g.parameters);
   }

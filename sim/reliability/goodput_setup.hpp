@@ -18,7 +18,8 @@ struct GoodputSetup {
 
   double iteration_s = 0;
   double iterations = 0;
-  double tokens_per_iteration = 0;
+  std::string unit;                 // what the training length counts: "token", "image", ...
+  double units_per_iteration = 0;   // Scenario::throughput_units_per_iteration
   std::string training_source;  // where the iteration count came from
 
   long nodes = 0, gpus = 0, nics = 0, switches = 0;
@@ -36,6 +37,9 @@ struct GoodputSetup {
 // and fp8, whose weights stay bf16) + fp32 master weights (4 B) + Adam's two fp32 moments (8 B)
 // = 14 B; fp32 training keeps no separate master copy: 4 + 8 = 12 B. Gradients are not saved.
 double checkpoint_bytes_per_parameter(Precision p);
+// A layer-graph model keeps fp32 weights (4 B, the master copy in mixed precision) and its
+// optimizer's fp32 state: 4 B (SGD), 8 B (with momentum), 12 B (Adam).
+double checkpoint_bytes_per_parameter(LayerModelOptimizer o);
 
 // Switches of the scenario's fabric (leaves, spines, aggregation, core, rail leaves, dragonfly
 // routers; none for a torus) in the topology graph of `nodes` nodes (topology_graph.hpp).

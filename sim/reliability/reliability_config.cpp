@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "layer_model_section.hpp"
 #include "yaml_choice.hpp"
 #include "yaml_fields.hpp"
 
@@ -60,19 +61,27 @@ void read_recovery(const YamlFields& f, const YAML::Node& map, RecoveryPolicy& r
   if (f.has(map, "swap_s")) r.swap_s = f.non_negative_number(map, path, "swap_s");
 }
 
-void read_training(const YamlFields& f, const YAML::Node& map, TrainingLength& t) {
+// `layer_model`: the scenario's model is a layer graph, counted in samples, not tokens.
+void read_training(const YamlFields& f, const YAML::Node& map, bool layer_model, TrainingLength& t) {
   const std::string path = kPath + ".training";
-  f.require_known_keys(map, path, {"iterations", "tokens", "days"});
+  f.require_known_keys(map, path, {"iterations", "tokens", "samples", "days"});
   std::string first;
-  for (const char* key : {"iterations", "tokens", "days"}) {
+  for (const char* key : {"iterations", "tokens", "samples", "days"}) {
     if (!f.has(map, key)) continue;
     if (!first.empty())
-      f.fail(map[key], YamlFields::join(path, key), fmt::format("only one of iterations, tokens, days"),
+      f.fail(map[key], YamlFields::join(path, key), fmt::format("only one of iterations, tokens, samples, days"),
              fmt::format("both '{}' and '{}'", first, key));
     first = key;
   }
+  const char* other_unit = layer_model ? "tokens" : "samples";
+  if (f.has(map, other_unit))
+    f.fail(map[other_unit], YamlFields::join(path, other_unit),
+           layer_model ? "samples, iterations or days: the model is a layer graph, counted in samples"
+                       : "tokens, iterations or days: the model is a transformer, counted in tokens",
+           other_unit);
   if (f.has(map, "iterations")) t.iterations = f.positive_number(map, path, "iterations");
   if (f.has(map, "tokens")) t.tokens = f.positive_number(map, path, "tokens");
+  if (f.has(map, "samples")) t.samples = f.positive_number(map, path, "samples");
   if (f.has(map, "days")) t.days = f.positive_number(map, path, "days");
 }
 
@@ -94,7 +103,8 @@ ReliabilityConfig load_reliability_config(const std::filesystem::path& scenario_
   if (f.has(section, "mtbf_hours")) read_mtbf(f, section["mtbf_hours"], config.mtbf);
   if (f.has(section, "checkpoint")) read_checkpoint(f, section["checkpoint"], config.checkpoint);
   if (f.has(section, "recovery")) read_recovery(f, section["recovery"], config.recovery);
-  if (f.has(section, "training")) read_training(f, section["training"], config.training);
+  const bool layer_model = f.has(root, "model") && is_layer_model_section(f, root["model"]);
+  if (f.has(section, "training")) read_training(f, section["training"], layer_model, config.training);
   return config;
 }
 

@@ -67,11 +67,13 @@ struct RecoveryPolicy {
 };
 
 // How much training: at most one of these; none: 20 tokens per parameter (Hoffmann et al. 2022's
-// compute-optimal "Chinchilla" ratio).
+// compute-optimal "Chinchilla" ratio) for a transformer, usual_training_amount of its samples
+// for a layer-graph model.
 struct TrainingLength {
   std::optional<double> iterations;
-  std::optional<double> tokens;
-  std::optional<double> days;  // days of failure-free compute
+  std::optional<double> tokens;   // a transformer's
+  std::optional<double> samples;  // a layer model's images, sequences or records
+  std::optional<double> days;     // days of failure-free compute
 };
 
 struct ReliabilityConfig {

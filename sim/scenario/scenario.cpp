@@ -97,4 +97,12 @@ const char* to_string(AllreduceLibrary l) {
   return "?";
 }
 
+double usual_training_amount(const std::string& unit) {
+  if (unit == "token") return 300e9;
+  if (unit == "image") return 90.0 * 1'281'167;
+  if (unit == "sequence") return 1e6 * 256;
+  if (unit == "record") return 4'195'197'692.0;
+  return 0;
+}
+
 }  // namespace dtsim

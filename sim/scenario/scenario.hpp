@@ -147,6 +147,10 @@ struct Scenario {
   int gpu_count() const { return parallelism.tp * parallelism.cp * parallelism.pp * parallelism.dp; }
   // What its throughput counts: "token" for a transformer, a layer model's sample unit otherwise.
   std::string throughput_unit() const { return layer_model ? layer_model->graph.sample_unit : "token"; }
+  // Those units in one iteration: global batch x sequence length, or the global batch of samples.
+  double throughput_units_per_iteration() const {
+    return layer_model ? double(training.global_batch) : double(training.global_batch) * model.seq_len;
+  }
   int micro_batches_per_replica() const {
     return training.global_batch / (parallelism.dp * training.micro_batch);
   }
@@ -155,5 +159,12 @@ struct Scenario {
 const char* to_string(Recompute r);
 const char* to_string(OptimizerKernels k);
 const char* to_string(PipelineScheduleKind k);
+
+// A usual training run's length in `unit`, for a front end's default (0 for an unknown unit):
+// token: GPT-3's 300 B (Brown et al. 2020, section 2.2). image: 90 epochs of ImageNet-1k's
+// 1,281,167 training images (the ResNet schedule; Goyal et al. 2017). sequence: BERT's
+// pre-training, 1,000,000 steps of 256 sequences (Devlin et al. 2019, appendix A.2). record: one
+// epoch of Criteo 1TB's days 0-22, 4,195,197,692 records (MLPerf Training's DLRM).
+double usual_training_amount(const std::string& unit);
 
 }  // namespace dtsim
