@@ -304,7 +304,10 @@ std::string throughput_heading(const SweepResult& r) {
   for (const SweepPoint& p : r.points)
     if (p.simulated() && std::find(units.begin(), units.end(), p.unit) == units.end()) units.push_back(p.unit);
   std::string heading;
-  for (const std::string& unit : units) heading += (heading.empty() ? "" : "|") + throughput_key(unit);
+  for (const std::string& unit : units) {
+    if (!heading.empty()) heading += '|';
+    heading += throughput_key(unit);
+  }
   return heading;
 }
 
