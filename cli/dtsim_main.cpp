@@ -22,6 +22,7 @@
 #include "compare_command.hpp"
 #include "flag_values.hpp"
 #include "goodput_command.hpp"
+#include "import_command.hpp"
 #include "input_error.hpp"
 #include "input_file.hpp"
 #include "plan_command.hpp"
@@ -147,6 +148,10 @@ int main(int argc, char** argv) {
   CompareOptions& compare_options =
       add_compare_options(*compare, (kSourceDir / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string());
 
+  ImportOptions import_options;
+  CLI::App* import = app.add_subcommand("import", "read PyTorch profiler traces of a training job, one per rank");
+  add_import_options(*import, import_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -165,6 +170,7 @@ int main(int argc, char** argv) {
     if (*goodput) return run_goodput_command(goodput_options);
     if (*sweep) return run_sweep_command(sweep_options);
     if (*compare) return run_compare_command(compare_options);
+    if (*import) return run_import_command(import_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

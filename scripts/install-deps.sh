@@ -11,7 +11,7 @@
 # toolkit. tools/gui-screenshots.sh installs Xvfb itself.
 set -euo pipefail
 run_packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-              libfmt-dev libboost-graph-dev)
+              libfmt-dev libboost-graph-dev zlib1g-dev)
 test_packages=(libgtest-dev libgmock-dev
                qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core)
 case "${1:-all}" in

@@ -58,7 +58,10 @@ TEST(DataParallelValidation, PublishedComparisonsAreFoundAndTheirDirectionChecke
 // speed), the prediction must be within 1% too.
 TEST(DataParallelValidation, AComparisonsDirectionIsItsSignOrTheSameSpeed) {
   const auto right = [](double measured, double predicted) {
-    return ValidationComparison{.measured_change = measured, .predicted_change = predicted}.direction_right();
+    ValidationComparison c;
+    c.measured_change = measured;
+    c.predicted_change = predicted;
+    return c.direction_right();
   };
   EXPECT_TRUE(right(0.038, 0.004));
   EXPECT_TRUE(right(-0.2, -0.05));

@@ -1,0 +1,149 @@
+#include "import_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "flag_values.hpp"
+#include "input_error.hpp"
+#include "step_summary.hpp"
+
+namespace dtsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+bool is_trace_name(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".json") || ends_with(".json.gz");
+}
+
+// The files named, a folder standing for its *.json and *.json.gz files in name order.
+std::vector<fs::path> trace_files(const std::vector<std::string>& paths) {
+  if (paths.empty()) flag_error("paths", "one trace file per rank, or a folder of them", "none");
+  std::vector<fs::path> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      files.emplace_back(p);
+      continue;
+    }
+    std::vector<fs::path> in_folder;
+    for (const fs::directory_entry& e : fs::directory_iterator(p, ec))
+      if (e.is_regular_file() && is_trace_name(e.path())) in_folder.push_back(e.path());
+    if (in_folder.empty()) throw InputError({p, 0, "", "a folder holding *.json or *.json.gz traces", "none"});
+    std::sort(in_folder.begin(), in_folder.end());
+    files.insert(files.end(), in_folder.begin(), in_folder.end());
+  }
+  return files;
+}
+
+std::string step_name(const std::string& flag) {
+  if (flag.empty()) return "";
+  return flag.find_first_not_of("0123456789") == std::string::npos ? "ProfilerStep#" + flag : flag;
+}
+
+std::string bytes_text(const StepCollective& c) {
+  if (c.collective.size_source == SizeSource::unknown) return "size unknown";
+  return fmt::format("{:.0f} B ({})", c.collective.bytes, to_string(c.collective.size_source));
+}
+
+void print(const std::vector<RankStep>& ranks, int world_size) {
+  const RankStep& first = ranks.front();
+  std::cout << fmt::format("import         {} trace{} of {}, world size {}, step {}\n", ranks.size(),
+                           ranks.size() == 1 ? "" : "s", fs::path(first.file).parent_path().string(),
+                           world_size > 0 ? std::to_string(world_size) : "unrecorded", first.step);
+  std::cout << fmt::format("{:>4}  {:<24} {:>9} {:>11} {:>10} {:>8} {:>12} {:>7} {:>9}\n", "rank", "GPU", "step ms",
+                           "GPU span ms", "compute ms", "NCCL ms", "exposed NCCL", "kernels", "colls");
+  double slowest = 0;
+  for (const RankStep& r : ranks) {
+    slowest = std::max(slowest, r.step_s);
+    std::cout << fmt::format("{:>4}  {:<24} {:>9.3f} {:>11.3f} {:>10.3f} {:>8.3f} {:>12.3f} {:>7} {:>9}\n",
+                             r.rank < 0 ? std::string("?") : std::to_string(r.rank),
+                             r.gpu_name.empty() ? "unrecorded" : r.gpu_name.substr(0, 24), 1e3 * r.step_s,
+                             1e3 * r.gpu_span_s, 1e3 * r.compute_s, 1e3 * r.collective_s,
+                             1e3 * r.exposed_collective_s, r.kernels, r.collectives.size());
+  }
+  std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n", 1e3 * slowest, first.step);
+  std::cout << fmt::format("collectives of rank {} (kind, input bytes, where the size came from, kernel µs):\n",
+                           first.rank);
+  for (const StepCollective& c : first.collectives)
+    std::cout << fmt::format("  {:<15} {:<32} group {:<4} stream {:<5} {:>10.1f}\n", to_string(c.collective.kind),
+                             bytes_text(c),
+                             c.collective.group_size > 0 ? std::to_string(c.collective.group_size) : "?", c.stream,
+                             c.duration_us);
+  int unknown = 0;
+  for (const RankStep& r : ranks) unknown += r.unknown_sizes();
+  if (unknown > 0)
+    std::cout << fmt::format("assumed        {} collective{} without a recorded size (a TensorList's dims are not "
+                             "in Kineto traces before PyTorch 2.3): the matched PyTorch ET has them\n",
+                             unknown, unknown == 1 ? "" : "s");
+}
+
+json to_json(const std::vector<RankStep>& ranks) {
+  json out = json::array();
+  for (const RankStep& r : ranks) {
+    json collectives = json::array();
+    for (const StepCollective& c : r.collectives)
+      collectives.push_back({{"kind", to_string(c.collective.kind)},
+                             {"bytes", c.collective.size_source == SizeSource::unknown ? json(nullptr)
+                                                                                       : json(c.collective.bytes)},
+                             {"size_source", to_string(c.collective.size_source)},
+                             {"group_size", c.collective.group_size > 0 ? json(c.collective.group_size) : json(nullptr)},
+                             {"process_group", c.collective.process_group},
+                             {"stream", c.stream},
+                             {"kernel_us", c.duration_us}});
+    out.push_back({{"file", r.file},
+                   {"rank", r.rank >= 0 ? json(r.rank) : json(nullptr)},
+                   {"gpu", r.gpu_name},
+                   {"step_s", r.step_s},
+                   {"gpu_span_s", r.gpu_span_s},
+                   {"compute_s", r.compute_s},
+                   {"collective_s", r.collective_s},
+                   {"exposed_collective_s", r.exposed_collective_s},
+                   {"kernels", r.kernels},
+                   {"collectives", collectives}});
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_import_options(CLI::App& command, ImportOptions& o) {
+  command.add_option("paths", o.paths, "PyTorch profiler (Kineto) traces, one per rank, gzipped or not; or a folder")
+      ->required();
+  command.add_option("--step", o.step, "the profiler step: N or ProfilerStep#N (default: the latest all traces have)");
+  command.add_option("--json", o.json_file, "also write the steps as JSON to this file");
+}
+
+int run_import_command(const ImportOptions& o) {
+  check_output_path("--json", o.json_file);
+  std::vector<KinetoTrace> traces;
+  for (const fs::path& file : trace_files(o.paths)) traces.push_back(read_kineto_trace(file));
+  const std::string step = o.step.empty() ? common_step(traces) : step_name(o.step);
+  std::vector<RankStep> ranks;
+  int world_size = 0;
+  for (const KinetoTrace& t : traces) {
+    ranks.push_back(summarize_step(t, step));
+    world_size = std::max(world_size, t.world_size);
+  }
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  print(ranks, world_size);
+  if (!o.json_file.empty()) {
+    double slowest = 0;
+    for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
+    const json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
+    write_announced_output("--json", o.json_file, out.dump(2) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,22 @@
+#pragma once
+// `dtsim import TRACE... | DIR`: reads one PyTorch profiler (Kineto) trace per rank, gzipped or
+// not, and prints one profiler step of each as recorded: its time, how busy the GPU was computing
+// and in NCCL, the communication no compute hid, and the collectives with their sizes and where
+// the sizes came from (sim/trace). Replaying the step and scaling it out come next (issue 19).
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace dtsim {
+
+struct ImportOptions {
+  std::vector<std::string> paths;  // trace files, or folders of *.json / *.json.gz
+  std::string step;                // "5" or "ProfilerStep#5"; empty: the latest step every trace has
+  std::string json_file;
+};
+
+void add_import_options(CLI::App& command, ImportOptions& options);
+int run_import_command(const ImportOptions& options);
+
+}  // namespace dtsim

@@ -1,0 +1,245 @@
+#include "kineto_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "gzip_input.hpp"
+#include "input_error.hpp"
+#include "json_input.hpp"
+
+namespace dtsim {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A CPU-side op that may launch a collective: record_param_comms, a "nccl:*" annotation or a
+// "c10d::*" op, on one thread.
+struct CommOp {
+  double start_us = 0, duration_us = 0;
+  const json* event = nullptr;
+  bool contains(double t) const { return t >= start_us && t <= start_us + duration_us; }
+};
+
+using ThreadKey = std::pair<std::string, std::string>;  // pid, tid as written (numbers or strings)
+
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
+
+  KinetoTrace read() {
+    const std::string text = read_maybe_gzipped(file_);
+    json root;
+    try {
+      root = json::parse(text);
+    } catch (const json::parse_error& e) {
+      fail("", "Kineto trace JSON", fmt::format("a JSON syntax error at byte {}", e.byte));
+    }
+    if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array())
+      fail("traceEvents", "a JSON object with a traceEvents list (a PyTorch profiler trace)", describe_json(root));
+    KinetoTrace trace;
+    trace.file = file_;
+    read_distributed_info(root, trace);
+    const json& events = root["traceEvents"];
+    for (size_t i = 0; i < events.size(); ++i) collect(events[i], i, trace);
+    for (size_t i = 0; i < gpu_events_.size(); ++i) trace.gpu.push_back(activity_of(*gpu_events_[i], gpu_index_[i]));
+    std::sort(trace.steps.begin(), trace.steps.end(),
+              [](const TraceStep& a, const TraceStep& b) { return a.start_us < b.start_us; });
+    std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
+                     [](const GpuActivity& a, const GpuActivity& b) { return a.start_us < b.start_us; });
+    trace.gpu_name = gpu_name(root);
+    return trace;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& field, const std::string& expected, const std::string& found) const {
+    throw InputError({file_.string(), 0, field, expected, found});
+  }
+
+  double number(const json& e, size_t i, const char* key) const {
+    const auto it = e.find(key);
+    if (it == e.end() || !it->is_number())
+      fail(fmt::format("traceEvents[{}].{}", i, key), "a number of microseconds",
+           it == e.end() ? "nothing" : describe_json(*it));
+    return it->get<double>();
+  }
+
+  static std::string text_of(const json& e, const char* key) {
+    const auto it = e.find(key);
+    if (it == e.end()) return "";
+    return it->is_string() ? it->get<std::string>() : it->dump();
+  }
+
+  void read_distributed_info(const json& root, KinetoTrace& trace) const {
+    const auto info = root.find("distributedInfo");
+    if (info == root.end() || !info->is_object()) return;
+    if (info->contains("rank") && (*info)["rank"].is_number_integer()) trace.rank = (*info)["rank"].get<int>();
+    if (info->contains("world_size") && (*info)["world_size"].is_number_integer())
+      trace.world_size = (*info)["world_size"].get<int>();
+  }
+
+  void collect(const json& e, size_t i, KinetoTrace& trace) {
+    if (!e.is_object() || text_of(e, "ph") != "X") return;
+    const std::string cat = text_of(e, "cat"), name = text_of(e, "name");
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      gpu_events_.push_back(&e);
+      gpu_index_.push_back(i);
+      return;
+    }
+    if ((cat == "user_annotation" || cat == "cpu_instant_event") && name.rfind("ProfilerStep#", 0) == 0) {
+      trace.steps.push_back({name, number(e, i, "ts"), number(e, i, "dur")});
+      return;
+    }
+    const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : empty_;
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && args.contains("correlation")) {
+      launches_[args["correlation"].dump()] = {number(e, i, "ts"), {text_of(e, "pid"), text_of(e, "tid")}};
+      return;
+    }
+    const bool comm = name == "record_param_comms" || name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
+    if (comm && (cat == "cpu_op" || cat == "user_annotation"))
+      comm_ops_[{text_of(e, "pid"), text_of(e, "tid")}].push_back({number(e, i, "ts"), number(e, i, "dur"), &e});
+  }
+
+  // The kernel's collective from its own args, else from the ops around its launch.
+  std::optional<TraceCollective> collective_of(const std::string& name, const json& args) const {
+    const std::optional<TraceCollectiveKind> from_name = collective_from_nccl_kernel(name);
+    if (!from_name) return std::nullopt;
+    TraceCollective c;
+    c.kind = *from_name;
+    if (args.contains("Collective name")) {
+      fill_from_comms_args(args, c, SizeSource::kernel_args);
+      if (c.process_group.empty()) add_group_from_launch(args, c);
+      return c;
+    }
+    const std::vector<const CommOp*> around = ops_around_launch(args);
+    for (const CommOp* op : around) {  // innermost first
+      const std::string op_name = text_of(*op->event, "name");
+      const json& op_args = op->event->contains("args") ? (*op->event)["args"] : empty_;
+      if (op_name == "record_param_comms") {
+        if (op_args.contains("Collective name")) fill_from_comms_args(op_args, c, SizeSource::launching_op);
+        else fill_from_input_dims(op_args, c);
+      } else if (const auto kind = collective_from_c10d_name(op_name.substr(op_name.find(':') + 1))) {
+        if (c.kind == TraceCollectiveKind::send_recv) c.kind = *kind;  // SendRecv kernels run all-to-alls
+        // A "nccl:*" annotation records the flattened size where record_param_comms has a TensorList.
+        if (c.size_source == SizeSource::unknown) fill_from_input_dims(op_args, c);
+      }
+    }
+    return c;
+  }
+
+  void fill_from_comms_args(const json& args, TraceCollective& c, SizeSource source) const {
+    if (const auto kind = collective_from_c10d_name(text_of(args, "Collective name"))) c.kind = *kind;
+    const std::optional<double> element = dtype_bytes(text_of(args, "dtype"));
+    if (element && args.contains("In msg nelems") && args["In msg nelems"].is_number()) {
+      c.bytes = args["In msg nelems"].get<double>() * *element;
+      c.size_source = source;
+    }
+    if (args.contains("Group size") && args["Group size"].is_number_integer())
+      c.group_size = args["Group size"].get<int>();
+    if (args.contains("Process Group Name")) c.process_group = text_of(args, "Process Group Name");
+  }
+
+  // Up to 2023: the op's first input's dims and type, unless it is a TensorList (not recorded).
+  static void fill_from_input_dims(const json& args, TraceCollective& c) {
+    if (!args.contains("Input Dims") || !args["Input Dims"].is_array() || args["Input Dims"].empty()) return;
+    const json& dims = args["Input Dims"][0];
+    const std::string type =
+        args.contains("Input type") && args["Input type"].is_array() && !args["Input type"].empty() &&
+                args["Input type"][0].is_string()
+            ? args["Input type"][0].get<std::string>()
+            : "";
+    const std::optional<double> element = dtype_bytes(type);
+    if (!dims.is_array() || dims.empty() || !element) return;
+    double elements = 1;
+    for (const json& d : dims) {
+      if (!d.is_number()) return;
+      elements *= d.get<double>();
+    }
+    c.bytes = elements * *element;
+    c.size_source = SizeSource::launching_op;
+  }
+
+  void add_group_from_launch(const json& args, TraceCollective& c) const {
+    for (const CommOp* op : ops_around_launch(args)) {
+      const json& op_args = op->event->contains("args") ? (*op->event)["args"] : empty_;
+      if (op_args.contains("Process Group Name")) {
+        c.process_group = text_of(op_args, "Process Group Name");
+        return;
+      }
+    }
+  }
+
+  // The comm ops on the launching thread that contain the launch, innermost (shortest) first.
+  std::vector<const CommOp*> ops_around_launch(const json& args) const {
+    std::vector<const CommOp*> out;
+    if (!args.contains("correlation")) return out;
+    const auto launch = launches_.find(args["correlation"].dump());
+    if (launch == launches_.end()) return out;
+    const auto ops = comm_ops_.find(launch->second.second);
+    if (ops == comm_ops_.end()) return out;
+    for (const CommOp& op : ops->second)
+      if (op.contains(launch->second.first)) out.push_back(&op);
+    std::sort(out.begin(), out.end(), [](const CommOp* a, const CommOp* b) { return a->duration_us < b->duration_us; });
+    return out;
+  }
+
+  GpuActivity activity_of(const json& e, size_t i) const {
+    GpuActivity a;
+    const std::string full = text_of(e, "name");
+    a.name = full.substr(0, full.find('('));
+    const std::string cat = text_of(e, "cat");
+    a.kind = cat == "kernel" ? GpuActivityKind::kernel : cat == "gpu_memcpy" ? GpuActivityKind::memcpy
+                                                                            : GpuActivityKind::memset;
+    a.start_us = number(e, i, "ts");
+    a.duration_us = number(e, i, "dur");
+    const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : empty_;
+    if (args.contains("stream") && args["stream"].is_number_integer()) a.stream = args["stream"].get<long>();
+    else if (e.contains("tid") && e["tid"].is_number_integer()) a.stream = e["tid"].get<long>();
+    if (a.kind == GpuActivityKind::kernel) a.collective = collective_of(a.name, args);
+    a.launch_us = a.start_us;
+    if (args.contains("correlation"))
+      if (const auto launch = launches_.find(args["correlation"].dump()); launch != launches_.end())
+        a.launch_us = launch->second.first;
+    return a;
+  }
+
+  std::string gpu_name(const json& root) const {
+    const auto props = root.find("deviceProperties");
+    if (props == root.end() || !props->is_array() || gpu_events_.empty()) return "";
+    const json& first = *gpu_events_.front();
+    const long device = first.contains("args") && first["args"].contains("device") &&
+                                first["args"]["device"].is_number_integer()
+                            ? first["args"]["device"].get<long>()
+                            : 0;
+    for (const json& p : *props)
+      if (p.is_object() && p.contains("id") && p["id"].is_number_integer() && p["id"].get<long>() == device)
+        return text_of(p, "name");
+    return "";
+  }
+
+  std::filesystem::path file_;
+  const json empty_ = json::object();
+  std::vector<const json*> gpu_events_;
+  std::vector<size_t> gpu_index_;
+  std::map<std::string, std::pair<double, ThreadKey>> launches_;  // correlation -> launch time, thread
+  std::map<ThreadKey, std::vector<CommOp>> comm_ops_;
+};
+
+}  // namespace
+
+const char* to_string(SizeSource s) {
+  switch (s) {
+    case SizeSource::kernel_args: return "kernel args";
+    case SizeSource::launching_op: return "launching op";
+    case SizeSource::unknown: return "unknown";
+  }
+  return "?";
+}
+
+KinetoTrace read_kineto_trace(const std::filesystem::path& file) { return Reader(file).read(); }
+
+}  // namespace dtsim

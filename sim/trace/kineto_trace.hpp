@@ -1,0 +1,68 @@
+#pragma once
+// One rank's PyTorch profiler (Kineto) trace, read into what dtsim replays: its profiler steps,
+// and the GPU activity (kernels, copies, memsets) with the NCCL collectives among it, each with
+// its kind, size and process group where the trace says them.
+//
+// Kineto's JSON (one object, "traceEvents"; formats of 2022-2026 as described in
+// tests/data/traces/SOURCES.md): GPU events are `ph: X` with cat kernel / gpu_memcpy /
+// gpu_memset, `args.stream`, µs timestamps (integers up to 2023, floats after). A collective's
+// size comes, in this order, from the NCCL kernel's own args (PyTorch >= 2.3: "Collective name",
+// "In msg nelems", "dtype", "Group size", "Process Group Name"), from the record_param_comms CPU op
+// that launched it (the same fields, or only "Input Dims" and "Input type" up to 2023), or is
+// unknown (a TensorList's dims are not recorded, unless a "nccl:*" annotation around the launch
+// has the flattened tensor's). The launching op is found through the kernel's
+// correlation id: the runtime launch event with that correlation, then the innermost
+// record_param_comms or "nccl:*" annotation on the same thread around the launch.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective_kind.hpp"
+
+namespace dtsim {
+
+struct TraceStep {
+  std::string name;  // "ProfilerStep#5"
+  double start_us = 0, duration_us = 0;  // of the CPU annotation
+  double end_us() const { return start_us + duration_us; }
+};
+
+// Where a collective's bytes came from.
+enum class SizeSource { kernel_args, launching_op, unknown };
+const char* to_string(SizeSource s);
+
+struct TraceCollective {
+  TraceCollectiveKind kind = TraceCollectiveKind::all_reduce;
+  double bytes = 0;  // input bytes of this rank (0 when size_source is unknown)
+  SizeSource size_source = SizeSource::unknown;
+  int group_size = 0;          // 0: not recorded
+  std::string process_group;   // "0", or empty when not recorded
+};
+
+enum class GpuActivityKind { kernel, memcpy, memset };
+
+struct GpuActivity {
+  std::string name;  // up to its first '(' (kernel signatures dropped)
+  GpuActivityKind kind = GpuActivityKind::kernel;
+  long stream = 0;
+  double start_us = 0, duration_us = 0;
+  // When the CPU launched it (the runtime call with its correlation id); its start when unknown.
+  double launch_us = 0;
+  std::optional<TraceCollective> collective;  // an NCCL kernel
+  double end_us() const { return start_us + duration_us; }
+};
+
+struct KinetoTrace {
+  std::filesystem::path file;
+  int rank = -1, world_size = 0;  // distributedInfo; -1 and 0 when absent
+  std::string gpu_name;           // deviceProperties of the device the GPU events ran on
+  std::vector<TraceStep> steps;   // in time order
+  std::vector<GpuActivity> gpu;   // in time order
+};
+
+// Throws InputError naming the file for what is not a Kineto trace (not JSON, no traceEvents,
+// an event without the fields its kind needs).
+KinetoTrace read_kineto_trace(const std::filesystem::path& file);
+
+}  // namespace dtsim

@@ -1,0 +1,110 @@
+#include "step_summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+#include "input_error.hpp"
+
+namespace dtsim {
+
+namespace {
+
+using Interval = std::pair<double, double>;
+
+// Total length of the union of intervals.
+double union_length(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, end = -std::numeric_limits<double>::infinity();
+  for (const auto& [a, b] : intervals) {
+    if (b <= end) continue;
+    total += b - std::max(a, end);
+    end = b;
+  }
+  return total;
+}
+
+// Length of `x` not covered by the (sorted, merged) `cover`.
+double uncovered_length(const Interval& x, const std::vector<Interval>& cover) {
+  double covered = 0;
+  for (const auto& [a, b] : cover) covered += std::max(0.0, std::min(b, x.second) - std::max(a, x.first));
+  return (x.second - x.first) - covered;
+}
+
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<Interval> out;
+  for (const Interval& i : intervals) {
+    if (!out.empty() && i.first <= out.back().second) out.back().second = std::max(out.back().second, i.second);
+    else out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+int RankStep::unknown_sizes() const {
+  return int(std::count_if(collectives.begin(), collectives.end(),
+                           [](const StepCollective& c) { return c.collective.size_source == SizeSource::unknown; }));
+}
+
+std::vector<std::string> step_names(const KinetoTrace& trace) {
+  std::vector<std::string> names;
+  for (const TraceStep& s : trace.steps) names.push_back(s.name);
+  return names;
+}
+
+RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
+  const auto s = std::find_if(trace.steps.begin(), trace.steps.end(), [&](const TraceStep& x) { return x.name == step; });
+  if (s == trace.steps.end()) {
+    std::string have;
+    for (const TraceStep& x : trace.steps) have += (have.empty() ? "" : ", ") + x.name;
+    throw InputError({trace.file.string(), 0, "--step", "a profiler step of the trace",
+                      fmt::format("'{}' (it has: {})", step, have.empty() ? "no ProfilerStep annotation" : have)});
+  }
+  RankStep r;
+  r.file = trace.file.string();
+  r.rank = trace.rank;
+  r.gpu_name = trace.gpu_name;
+  r.step = step;
+  r.step_s = s->duration_us * 1e-6;
+  std::vector<Interval> compute, collective;
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  for (const GpuActivity& a : trace.gpu) {
+    if (a.launch_us < s->start_us || a.launch_us >= s->end_us()) continue;
+    first = std::min(first, a.start_us);
+    last = std::max(last, a.end_us());
+    if (a.kind == GpuActivityKind::kernel) ++r.kernels;
+    if (a.collective) {
+      collective.push_back({a.start_us, a.end_us()});
+      r.collectives.push_back({*a.collective, a.stream, a.start_us, a.duration_us});
+    } else {
+      compute.push_back({a.start_us, a.end_us()});
+    }
+  }
+  if (last > first) r.gpu_span_s = (last - first) * 1e-6;
+  r.compute_s = union_length(compute) * 1e-6;
+  r.collective_s = union_length(collective) * 1e-6;
+  const std::vector<Interval> busy = merged(compute);
+  double exposed = 0;
+  for (const Interval& c : merged(collective)) exposed += uncovered_length(c, busy);
+  r.exposed_collective_s = exposed * 1e-6;
+  return r;
+}
+
+std::string common_step(const std::vector<KinetoTrace>& traces) {
+  if (traces.empty()) return "";
+  std::vector<std::string> common = step_names(traces.front());
+  for (const KinetoTrace& t : traces) {
+    const std::vector<std::string> names = step_names(t);
+    std::erase_if(common, [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
+  }
+  if (common.empty())
+    throw InputError({traces.front().file.string(), 0, "", "a ProfilerStep#N annotation that every trace has",
+                      traces.size() == 1 ? "no ProfilerStep annotation" : "none in common"});
+  return common.back();
+}
+
+}  // namespace dtsim

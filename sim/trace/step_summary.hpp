@@ -1,0 +1,45 @@
+#pragma once
+// One profiler step of one rank's trace, as measured: how long the step took, how busy its GPU
+// was computing and communicating, how much communication no compute hid, and its collectives.
+// The step's GPU work is what the CPU launched during its ProfilerStep annotation (GPU work runs
+// behind the CPU, so the GPU events of a step may start after the annotation ends).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kineto_trace.hpp"
+
+namespace dtsim {
+
+struct StepCollective {
+  TraceCollective collective;
+  long stream = 0;
+  double start_us = 0, duration_us = 0;  // of its kernel
+};
+
+struct RankStep {
+  std::string file;
+  int rank = -1;
+  std::string gpu_name;
+  std::string step;        // "ProfilerStep#5"
+  double step_s = 0;       // the annotation's duration: the step as recorded
+  double gpu_span_s = 0;   // first start to last end of the step's GPU work
+  double compute_s = 0;    // union of the step's kernels that are not NCCL's, copies and memsets
+  double collective_s = 0; // union of its NCCL kernels
+  double exposed_collective_s = 0;  // NCCL kernel time during which no other GPU work ran
+  int kernels = 0;
+  std::vector<StepCollective> collectives;
+  int unknown_sizes() const;
+};
+
+// The names of the trace's steps ("ProfilerStep#4", ...), in time order.
+std::vector<std::string> step_names(const KinetoTrace& trace);
+
+// The step named `step`; throws InputError naming the file when it has no such step.
+RankStep summarize_step(const KinetoTrace& trace, const std::string& step);
+
+// The step every trace has, the latest of them; throws InputError when none is common (a trace
+// without ProfilerStep annotations, or traces of different windows).
+std::string common_step(const std::vector<KinetoTrace>& traces);
+
+}  // namespace dtsim

@@ -1,0 +1,155 @@
+// Reading recorded PyTorch profiler (Kineto) traces (sim/trace, `dtsim import`): the steps, the
+// GPU activity and the collectives with the sizes the traces recorded (tests/data/traces, with
+// their sources), the step's busy and exposed times by hand on a trace written here, and bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "collective_kind.hpp"
+#include "kineto_trace.hpp"
+#include "step_summary.hpp"
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+std::filesystem::path trace_dir() { return test::data_dir() / "traces"; }
+
+std::vector<double> bytes_of(const RankStep& r, TraceCollectiveKind kind) {
+  std::vector<double> out;
+  for (const StepCollective& c : r.collectives)
+    if (c.collective.kind == kind) out.push_back(c.collective.bytes);
+  return out;
+}
+
+// PyTorch 2.3-era trace: the collective's fields are on the NCCL kernel itself.
+TEST(KinetoTrace, ModernTraceGivesCollectivesFromTheKernelsArgs) {
+  const KinetoTrace t = read_kineto_trace(trace_dir() / "hta" / "nccl_data.json.gz");
+  EXPECT_EQ(t.rank, 0);
+  EXPECT_EQ(t.world_size, 2);
+  EXPECT_EQ(t.gpu_name, "NVIDIA A100-PG509-200");
+  EXPECT_EQ(step_names(t), (std::vector<std::string>{"ProfilerStep#4", "ProfilerStep#5", "ProfilerStep#6"}));
+  const RankStep r = summarize_step(t, "ProfilerStep#6");
+  EXPECT_DOUBLE_EQ(r.step_s, 224936.243e-6);  // the annotation's dur
+  // DDP's five buckets of float (4 B), and the BN buffers' broadcasts of float and int64 (8 B).
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_reduce),
+            (std::vector<double>{4 * 2049000.0, 4 * 7875584.0, 4 * 6563840.0, 4 * 6637568.0, 4 * 2431040.0}));
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::broadcast), (std::vector<double>{4 * 53120.0, 8 * 53.0}));
+  for (const StepCollective& c : r.collectives) {
+    EXPECT_EQ(c.collective.size_source, SizeSource::kernel_args);
+    EXPECT_EQ(c.collective.group_size, 2);
+    EXPECT_EQ(c.stream, 40);
+  }
+  EXPECT_LE(r.exposed_collective_s, r.collective_s);
+  EXPECT_LE(r.collective_s + r.compute_s, 2 * r.gpu_span_s);
+}
+
+// 2023 traces: sizes only on the launching ops ("Input Dims" of record_param_comms, or of the
+// "nccl:*" annotation where DDP's bucket is a TensorList), and all-to-alls run as SendRecv kernels.
+TEST(KinetoTrace, OldTraceTakesSizesAndKindsFromTheLaunchingOps) {
+  const KinetoTrace t = read_kineto_trace(trace_dir() / "dlrm_kineto" / "worker0_step_12.1694128201545.pt.trace.json.gz");
+  EXPECT_EQ(t.rank, 0);
+  EXPECT_EQ(t.world_size, 8);
+  EXPECT_EQ(t.gpu_name, "Tesla V100-SXM2-32GB");
+  const RankStep r = summarize_step(t, "ProfilerStep#10");
+  EXPECT_DOUBLE_EQ(r.step_s, 14455e-6);
+  // 6144 float, 24 int64, 384 and 3392 int32, 6144 float; DDP buckets of 394,241, 112, 226,960 float.
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_to_all),
+            (std::vector<double>{6144 * 4.0, 24 * 8.0, 384 * 4.0, 3392 * 4.0, 6144 * 4.0}));
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_reduce), (std::vector<double>{394241 * 4.0, 112 * 4.0, 226960 * 4.0}));
+  EXPECT_EQ(r.unknown_sizes(), 0);
+  for (const StepCollective& c : r.collectives) EXPECT_EQ(c.collective.size_source, SizeSource::launching_op);
+}
+
+TEST(CollectiveKind, NamesOfPyTorchAndNccl) {
+  EXPECT_EQ(collective_from_c10d_name("_allgather_base"), TraceCollectiveKind::all_gather);
+  EXPECT_EQ(collective_from_c10d_name("all_to_allv"), TraceCollectiveKind::all_to_all);
+  EXPECT_EQ(collective_from_c10d_name("_reduce_scatter_base"), TraceCollectiveKind::reduce_scatter);
+  EXPECT_EQ(collective_from_c10d_name("wait"), std::nullopt);
+  EXPECT_EQ(collective_from_nccl_kernel("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+            TraceCollectiveKind::all_gather);
+  EXPECT_EQ(collective_from_nccl_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), TraceCollectiveKind::all_reduce);
+  EXPECT_EQ(collective_from_nccl_kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"), TraceCollectiveKind::send_recv);
+  EXPECT_EQ(collective_from_nccl_kernel("multimem_all_reduce_kernel"), std::nullopt);  // symmetric memory, not NCCL
+  EXPECT_EQ(dtype_bytes("BFloat16"), 2);
+  EXPECT_EQ(dtype_bytes("long int"), 8);
+  EXPECT_EQ(dtype_bytes("TensorList"), std::nullopt);
+}
+
+// A step of 40 µs: compute kernels over [0, 10] and [20, 30] µs, an all-reduce over [5, 25] µs
+// launched at 4 µs. Busy: compute 20 µs, NCCL 20 µs; exposed: [10, 20], 10 µs; GPU span 30 µs.
+constexpr const char* kSmallTrace = R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 40, "pid": 1, "tid": 1},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 0, "dur": 10, "args": {"stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ts": 5, "dur": 20,
+   "args": {"stream": 40, "correlation": 2, "Collective name": "allreduce", "In msg nelems": 1000,
+            "dtype": "Float", "Group size": 8}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 4, "dur": 1, "pid": 1, "tid": 1,
+   "args": {"correlation": 2}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 20, "dur": 10, "args": {"stream": 7, "correlation": 3}}
+]})";
+
+TEST(StepSummary, BusyAndExposedTimesByHand) {
+  const test::ScratchDir dir;
+  const KinetoTrace t = read_kineto_trace(dir.write("small.json", kSmallTrace));
+  const RankStep r = summarize_step(t, "ProfilerStep#1");
+  EXPECT_DOUBLE_EQ(r.step_s, 40e-6);
+  EXPECT_DOUBLE_EQ(r.compute_s, 20e-6);
+  EXPECT_DOUBLE_EQ(r.collective_s, 20e-6);
+  EXPECT_DOUBLE_EQ(r.exposed_collective_s, 10e-6);
+  EXPECT_DOUBLE_EQ(r.gpu_span_s, 30e-6);
+  EXPECT_EQ(r.kernels, 3);
+  ASSERT_EQ(r.collectives.size(), 1u);
+  EXPECT_EQ(r.collectives[0].collective.bytes, 4000);
+  EXPECT_EQ(r.collectives[0].collective.group_size, 8);
+}
+
+TEST(KinetoTrace, BadTracesNameTheFile) {
+  const test::ScratchDir dir;
+  InputErrorInfo e = test::error_of([&] { read_kineto_trace(dir.write("a.json", "{\"traceEvents\": [")); });
+  EXPECT_EQ(e.expected, "Kineto trace JSON");
+  e = test::error_of([&] { read_kineto_trace(dir.write("b.json", "[1, 2]")); });
+  EXPECT_EQ(e.field, "traceEvents");
+  e = test::error_of([&] {
+    read_kineto_trace(dir.write("c.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})"));
+  });
+  EXPECT_EQ(e.field, "traceEvents[0].ts");
+  // A gzip stream cut in half.
+  std::ifstream in(trace_dir() / "hta" / "nccl_data.json.gz", std::ios::binary);
+  const std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  e = test::error_of([&] { read_kineto_trace(dir.write("d.json.gz", gz.substr(0, gz.size() / 2))); });
+  EXPECT_EQ(e.found, "a stream cut short");
+  const KinetoTrace t = read_kineto_trace(dir.write("e.json", kSmallTrace));
+  e = test::error_of([&] { summarize_step(t, "ProfilerStep#9"); });
+  EXPECT_EQ(e.field, "--step");
+  EXPECT_EQ(e.found, "'ProfilerStep#9' (it has: ProfilerStep#1)");
+}
+
+// `dtsim import FOLDER --json`: every rank's step; the measured step is the slowest rank's
+// ProfilerStep#10 annotation (rank 1's 19,901 µs).
+TEST(ImportCommand, ReadsAFolderOfRanks) {
+  const test::ScratchDir dir;
+  const auto json_file = dir.path() / "import.json";
+  const test::CliResult r =
+      test::run_dtsim("import " + (trace_dir() / "dlrm_kineto").string() + " --json " + json_file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["step"], "ProfilerStep#10");
+  EXPECT_EQ(j["world_size"], 8);
+  EXPECT_DOUBLE_EQ(j["measured_step_s"].get<double>(), 19901e-6);
+  ASSERT_EQ(j["ranks"].size(), 8u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(j["ranks"][i]["rank"], i);
+  EXPECT_EQ(j["ranks"][0]["collectives"][4]["bytes"], 394241 * 4.0);
+
+  const test::CliResult missing = test::run_dtsim("import /no/such/trace.json");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("/no/such/trace.json"), std::string::npos) << missing.output;
+  const test::CliResult step = test::run_dtsim("import " + (trace_dir() / "dlrm_kineto").string() + " --step 3");
+  EXPECT_EQ(step.exit_code, 2) << step.output;
+  EXPECT_NE(step.output.find("'ProfilerStep#3' (it has: ProfilerStep#10)"), std::string::npos) << step.output;
+}
+
+}  // namespace
+}  // namespace dtsim
