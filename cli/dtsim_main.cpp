@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
 
   ImportOptions import_options;
   CLI::App* import = app.add_subcommand("import", "read PyTorch profiler traces of a training job, one per rank");
-  add_import_options(*import, import_options);
+  add_import_options(*import, import_options, (kSourceDir / "topologies").string());
 
   try {
     app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include "flag_values.hpp"
 #include "input_error.hpp"
 #include "step_summary.hpp"
+#include "trace_replay.hpp"
 
 namespace dtsim {
 
@@ -115,13 +116,41 @@ json to_json(const std::vector<RankStep>& ranks) {
   return out;
 }
 
+void print_replay(const TraceReplay& r) {
+  std::cout << fmt::format("\nreplay         on {} node{} of {} ({})\n", r.nodes, r.nodes == 1 ? "" : "s",
+                           r.topology_file.filename().string(), r.topology_reason);
+  std::cout << fmt::format("{:>4}  {:>12} {:>12} {:>8} {:>16}\n", "rank", "measured ms", "replayed ms", "error",
+                           "replayed NCCL ms");
+  for (const RankReplay& k : r.ranks)
+    std::cout << fmt::format("{:>4}  {:>12.3f} {:>12.3f} {:>+7.1f}% {:>16.3f}\n", k.rank, 1e3 * k.measured_step_s,
+                             1e3 * k.replayed_step_s, 100 * (k.replayed_step_s / k.measured_step_s - 1),
+                             1e3 * k.replayed_communication_s);
+  std::cout << fmt::format("step           measured {:.3f} ms, replayed {:.3f} ms ({:+.1f}%; + replayed slower)\n",
+                           1e3 * r.measured_step_s, 1e3 * r.replayed_step_s, 100 * r.error());
+  for (const std::string& a : r.assumed) std::cout << "assumed        " << a << "\n";
+}
+
+json replay_json(const TraceReplay& r) {
+  json ranks = json::array();
+  for (const RankReplay& k : r.ranks)
+    ranks.push_back({{"rank", k.rank},
+                     {"measured_step_s", k.measured_step_s},
+                     {"replayed_step_s", k.replayed_step_s},
+                     {"replayed_communication_s", k.replayed_communication_s}});
+  return {{"topology", r.topology_file.string()}, {"topology_reason", r.topology_reason}, {"nodes", r.nodes},
+          {"ranks", ranks}, {"assumed", r.assumed}};
+}
+
 }  // namespace
 
-void add_import_options(CLI::App& command, ImportOptions& o) {
+void add_import_options(CLI::App& command, ImportOptions& o, const std::string& topologies_dir) {
+  o.topologies_dir = topologies_dir;
   command.add_option("paths", o.paths, "PyTorch profiler (Kineto) traces, one per rank, gzipped or not; or a folder")
       ->required();
   command.add_option("--step", o.step, "the profiler step: N or ProfilerStep#N (default: the latest all traces have)");
   command.add_option("--json", o.json_file, "also write the steps as JSON to this file");
+  command.add_option("--topology", o.topology, "topology to replay on (default: the traced GPU's usual node)");
+  command.add_flag("!--no-replay", o.replay, "only read the traces, do not replay the step");
 }
 
 int run_import_command(const ImportOptions& o) {
@@ -137,12 +166,16 @@ int run_import_command(const ImportOptions& o) {
   }
   std::stable_sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
   print(ranks, world_size);
-  if (!o.json_file.empty()) {
-    double slowest = 0;
-    for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
-    const json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
-    write_announced_output("--json", o.json_file, out.dump(2) + "\n");
+  double slowest = 0;
+  for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
+  json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
+  if (o.replay) {
+    const TraceReplay replay = replay_steps(ranks, world_size, o.topology, o.topologies_dir);
+    print_replay(replay);
+    out["replayed_step_s"] = replay.replayed_step_s;
+    out["replay"] = replay_json(replay);
   }
+  if (!o.json_file.empty()) write_announced_output("--json", o.json_file, out.dump(2) + "\n");
   return 0;
 }
 

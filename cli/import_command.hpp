@@ -2,7 +2,9 @@
 // `dtsim import TRACE... | DIR`: reads one PyTorch profiler (Kineto) trace per rank, gzipped or
 // not, and prints one profiler step of each as recorded: its time, how busy the GPU was computing
 // and in NCCL, the communication no compute hid, and the collectives with their sizes and where
-// the sizes came from (sim/trace). Replaying the step and scaling it out come next (issue 19).
+// the sizes came from (sim/trace); then replays the step on the hardware it was recorded on and
+// prints measured against replayed per rank (sim/analysis/trace_replay.hpp). Scaling out comes
+// next (issue 19).
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -14,9 +16,12 @@ struct ImportOptions {
   std::vector<std::string> paths;  // trace files, or folders of *.json / *.json.gz
   std::string step;                // "5" or "ProfilerStep#5"; empty: the latest step every trace has
   std::string json_file;
+  std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
+  std::string topologies_dir;  // where the usual nodes' files are
+  bool replay = true;          // --no-replay: only read the traces
 };
 
-void add_import_options(CLI::App& command, ImportOptions& options);
+void add_import_options(CLI::App& command, ImportOptions& options, const std::string& topologies_dir);
 int run_import_command(const ImportOptions& options);
 
 }  // namespace dtsim

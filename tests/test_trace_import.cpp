@@ -3,13 +3,17 @@
 // their sources), the step's busy and exposed times by hand on a trace written here, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "collective_kind.hpp"
 #include "kineto_trace.hpp"
+#include "replay_program.hpp"
 #include "step_summary.hpp"
 #include "test_support.hpp"
+#include "trace_replay.hpp"
 
 namespace dtsim {
 namespace {
@@ -105,6 +109,53 @@ TEST(StepSummary, BusyAndExposedTimesByHand) {
   EXPECT_EQ(r.collectives[0].collective.group_size, 8);
 }
 
+// The written trace as a program: 5 µs of compute until the all-reduce's kernel starts, the
+// all-reduce of 1000 floats, then the 15 µs from its end (25 µs) to the step's end (40 µs).
+TEST(ReplayProgram, ComputeBetweenCollectivesByHand) {
+  const test::ScratchDir dir;
+  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
+  const ReplayProgram p = replay_program({step, step});
+  ASSERT_EQ(p.workload.ranks.size(), 2u);
+  const std::vector<Task>& tasks = p.workload.ranks[1].tasks;
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[0].kind, TaskKind::compute);
+  EXPECT_DOUBLE_EQ(tasks[0].compute_s, 5e-6);
+  EXPECT_EQ(tasks[1].kind, TaskKind::collective);
+  EXPECT_EQ(tasks[1].collective, CollectiveKind::all_reduce);
+  EXPECT_EQ(tasks[1].bytes, 4000);
+  EXPECT_FALSE(tasks[1].overlapped);
+  EXPECT_DOUBLE_EQ(tasks[2].compute_s, 15e-6);
+  EXPECT_EQ(p.workload.groups[0].ranks, (std::vector<int>{0, 1}));
+  // Ranks whose steps overlap in time share a clock: the later one starts 10 µs in.
+  RankStep late = step;
+  late.step_start_us += 10;
+  for (StepCollective& c : late.collectives) c.start_us += 10;
+  const ReplayProgram q = replay_program({step, late});
+  ASSERT_EQ(q.start_offset_s.size(), 2u);
+  EXPECT_DOUBLE_EQ(q.start_offset_s[1], 10e-6);
+  EXPECT_DOUBLE_EQ(q.workload.ranks[1].tasks[0].compute_s, 15e-6);  // 10 µs late + 5 µs to its all-reduce
+  // A rank that recorded another sequence cannot be paired.
+  RankStep other = step;
+  other.collectives.clear();
+  EXPECT_NE(test::error_of([&] { replay_program({step, other}); }).found.find("recorded 0"), std::string::npos);
+}
+
+// The 8 ranks of the DLRM step replayed on a DGX-1 (V100): every rank's step within 5% of its
+// recorded one (the goal), and the step (the slowest rank's, 19.901 ms) too.
+TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
+  std::vector<RankStep> ranks;
+  for (const auto& e : std::filesystem::directory_iterator(trace_dir() / "dlrm_kineto"))
+    ranks.push_back(summarize_step(read_kineto_trace(e.path()), "ProfilerStep#10"));
+  std::sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  const TraceReplay r = replay_steps(ranks, 8, "", test::source_dir() / "topologies");
+  EXPECT_EQ(r.topology_file.filename(), "dgx1-v100-edr-fattree.yaml");
+  EXPECT_DOUBLE_EQ(r.measured_step_s, 19901e-6);
+  EXPECT_LE(std::abs(r.error()), 0.05);
+  ASSERT_EQ(r.ranks.size(), 8u);
+  for (const RankReplay& k : r.ranks)
+    EXPECT_LE(std::abs(k.replayed_step_s / k.measured_step_s - 1), 0.05) << "rank " << k.rank;
+}
+
 TEST(KinetoTrace, BadTracesNameTheFile) {
   const test::ScratchDir dir;
   InputErrorInfo e = test::error_of([&] { read_kineto_trace(dir.write("a.json", "{\"traceEvents\": [")); });
@@ -142,6 +193,7 @@ TEST(ImportCommand, ReadsAFolderOfRanks) {
   ASSERT_EQ(j["ranks"].size(), 8u);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(j["ranks"][i]["rank"], i);
   EXPECT_EQ(j["ranks"][0]["collectives"][4]["bytes"], 394241 * 4.0);
+  EXPECT_LE(std::abs(j["replayed_step_s"].get<double>() / 19901e-6 - 1), 0.05);
 
   const test::CliResult missing = test::run_dtsim("import /no/such/trace.json");
   EXPECT_EQ(missing.exit_code, 2) << missing.output;

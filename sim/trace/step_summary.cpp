@@ -69,6 +69,7 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
   r.rank = trace.rank;
   r.gpu_name = trace.gpu_name;
   r.step = step;
+  r.step_start_us = s->start_us;
   r.step_s = s->duration_us * 1e-6;
   std::vector<Interval> compute, collective;
   double first = std::numeric_limits<double>::infinity(), last = -first;

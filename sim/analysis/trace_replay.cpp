@@ -1,0 +1,70 @@
+#include "trace_replay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "input_error.hpp"
+#include "replay_program.hpp"
+#include "simulation.hpp"
+#include "topology_spec.hpp"
+
+namespace dtsim {
+
+namespace {
+constexpr double kGpuSpeedFlops = 1e12;  // compute tasks are given in seconds; any speed will do
+}  // namespace
+
+std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir) {
+  const auto has = [&](const char* part) { return gpu_name.find(part) != std::string::npos; };
+  if (has("V100-SXM2")) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
+  if (has("A100")) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
+  if (has("H100")) return topologies_dir / "dgx-h100-ndr-fattree.yaml";
+  if (has("H200")) return topologies_dir / "hgx-h200-ndr-rail.yaml";
+  return {};
+}
+
+TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, const std::filesystem::path& topology_file,
+                         const std::filesystem::path& topologies_dir) {
+  TraceReplay out;
+  if (traced.empty()) return out;
+  std::vector<RankStep> ranks = traced;
+  for (int k = int(traced.size()); k < world_size; ++k) {
+    ranks.push_back(traced[size_t(k) % traced.size()]);
+    ranks.back().rank = k;
+  }
+  out.topology_file = topology_file;
+  out.topology_reason = "given";
+  if (topology_file.empty()) {
+    out.topology_file = topology_for_gpu_name(ranks.front().gpu_name, topologies_dir);
+    if (out.topology_file.empty())
+      throw InputError({"<command line>", 0, "--topology",
+                        "a topology file (dtsim knows no usual node for the traced GPU)",
+                        "'" + ranks.front().gpu_name + "'"});
+    out.topology_reason = "the usual node of " + ranks.front().gpu_name;
+  }
+  TopologySpec topology = load_topology(out.topology_file);
+  const int count = int(ranks.size());
+  if (count < topology.node.gpus) topology.node.gpus = count;  // part of one node
+  if (count % topology.node.gpus != 0)
+    throw InputError({out.topology_file.string(), 0, "node.gpus",
+                      fmt::format("a divisor of the {} traced ranks", count), std::to_string(topology.node.gpus)});
+  out.nodes = count / topology.node.gpus;
+
+  ReplayProgram program = replay_program(ranks);
+  out.assumed = program.assumed;
+  if (ranks.size() > traced.size())
+    out.assumed.insert(out.assumed.begin(),
+                       fmt::format("world size {}, {} traced: rank k runs the program of traced rank k % {}", world_size,
+                                   traced.size(), traced.size()));
+  const SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, {});
+  for (size_t r = 0; r < traced.size(); ++r) {
+    out.measured_step_s = std::max(out.measured_step_s, ranks[r].step_s);
+    out.ranks.push_back({ranks[r].rank, ranks[r].step_s, sim.engine.ranks[r].finish_s - program.start_offset_s[r],
+                         sim.engine.ranks[r].communication_s});
+    out.replayed_step_s = std::max(out.replayed_step_s, out.ranks.back().replayed_step_s);
+  }
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,41 @@
+#pragma once
+// Replaying a recorded step (sim/trace) on the hardware it was recorded on: the ranks' programs
+// (replay_program.hpp) simulated on a topology of that GPU's usual node, and what came out
+// against what was measured, per rank.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "step_summary.hpp"
+
+namespace dtsim {
+
+struct RankReplay {
+  int rank = -1;
+  double measured_step_s = 0;   // the rank's step annotation
+  double replayed_step_s = 0;   // when the rank's replayed program ended, less its start offset
+  double replayed_communication_s = 0;  // in collectives, waiting for late ranks included
+};
+
+struct TraceReplay {
+  std::filesystem::path topology_file;
+  std::string topology_reason;  // why this topology ("the usual node of Tesla V100-SXM2-32GB")
+  int nodes = 0;
+  double measured_step_s = 0;   // the slowest rank's
+  double replayed_step_s = 0;   // the longest of the ranks' replayed steps
+  std::vector<RankReplay> ranks;
+  std::vector<std::string> assumed;
+  double error() const { return replayed_step_s / measured_step_s - 1; }  // + replayed slower
+};
+
+// The stock topology of the node a GPU (as CUDA names it: "Tesla V100-SXM2-32GB", "NVIDIA
+// A100-SXM4-80GB") comes in, from `topologies_dir`; empty when dtsim knows no such node.
+std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir);
+
+// `topology_file` empty: the GPU's usual node (an InputError when there is none). `ranks` in rank
+// order. With fewer traces than `world_size` ranks (a job that traced rank 0 alone), rank k runs
+// the program of trace k % traces, said in `assumed`: data parallelism's ranks do the same work.
+TraceReplay replay_steps(const std::vector<RankStep>& ranks, int world_size, const std::filesystem::path& topology_file,
+                         const std::filesystem::path& topologies_dir);
+
+}  // namespace dtsim

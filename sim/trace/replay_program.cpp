@@ -1,0 +1,108 @@
+#include "replay_program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "input_error.hpp"
+
+namespace dtsim {
+
+namespace {
+
+CollectiveKind program_kind(TraceCollectiveKind k) {
+  switch (k) {
+    case TraceCollectiveKind::all_reduce: return CollectiveKind::all_reduce;
+    case TraceCollectiveKind::all_gather: return CollectiveKind::all_gather;
+    case TraceCollectiveKind::reduce_scatter: return CollectiveKind::reduce_scatter;
+    case TraceCollectiveKind::broadcast: return CollectiveKind::broadcast;
+    case TraceCollectiveKind::reduce: return CollectiveKind::all_reduce;  // assumed, see replay_program
+    case TraceCollectiveKind::all_to_all: return CollectiveKind::all_to_all;
+    case TraceCollectiveKind::send_recv: return CollectiveKind::send_recv;
+  }
+  return CollectiveKind::all_reduce;
+}
+
+std::vector<StepCollective> in_start_order(std::vector<StepCollective> c) {
+  std::stable_sort(c.begin(), c.end(), [](const StepCollective& a, const StepCollective& b) {
+    return a.start_us < b.start_us;
+  });
+  return c;
+}
+
+void check_same_sequence(const std::vector<RankStep>& ranks, const std::vector<std::vector<StepCollective>>& seqs) {
+  for (size_t r = 1; r < ranks.size(); ++r) {
+    bool same = seqs[r].size() == seqs[0].size();
+    for (size_t i = 0; same && i < seqs[r].size(); ++i) same = seqs[r][i].collective.kind == seqs[0][i].collective.kind;
+    if (!same)
+      throw InputError({ranks[r].file, 0, "", fmt::format("the sequence of collectives rank {} recorded ({})",
+                                                          ranks[0].rank, seqs[0].size()),
+                        fmt::format("rank {} recorded {} or other kinds", ranks[r].rank, seqs[r].size())});
+  }
+}
+
+}  // namespace
+
+ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
+  ReplayProgram out;
+  if (ranks.empty()) return out;
+  std::vector<std::vector<StepCollective>> seqs;
+  for (const RankStep& r : ranks) seqs.push_back(in_start_order(r.collectives));
+  check_same_sequence(ranks, seqs);
+
+  CommGroup group{"traced", {}};
+  for (size_t r = 0; r < ranks.size(); ++r) group.ranks.push_back(int(r));
+  out.workload.groups.push_back(group);
+  out.workload.ranks.resize(ranks.size());
+
+  // Each collective's bytes: the largest any rank recorded (uneven all-to-alls differ by rank).
+  std::vector<double> bytes(seqs[0].size(), 0);
+  int unknown = 0, reduces = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bool known = false;
+    for (const auto& seq : seqs)
+      if (seq[i].collective.size_source != SizeSource::unknown) {
+        bytes[i] = std::max(bytes[i], seq[i].collective.bytes);
+        known = true;
+      }
+    unknown += !known;
+    reduces += seqs[0][i].collective.kind == TraceCollectiveKind::reduce;
+  }
+  if (unknown > 0)
+    out.assumed.push_back(fmt::format("{} collective{} of unrecorded size replayed as 0 bytes (latency only)", unknown,
+                                      unknown == 1 ? "" : "s"));
+  if (reduces > 0) out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
+  out.assumed.push_back(fmt::format("every collective over all {} traced ranks, blocking the compute after it",
+                                    ranks.size()));
+
+  double earliest = ranks[0].step_start_us, first_end = earliest + ranks[0].step_s * 1e6, latest = earliest;
+  for (const RankStep& r : ranks) {
+    earliest = std::min(earliest, r.step_start_us);
+    latest = std::max(latest, r.step_start_us);
+    first_end = std::min(first_end, r.step_start_us + r.step_s * 1e6);
+  }
+  const bool shared_clock = latest < first_end;
+  if (!shared_clock)
+    out.assumed.push_back("the ranks' steps do not overlap in time (no shared clock): each starts at its own");
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    std::vector<Task>& tasks = out.workload.ranks[r].tasks;
+    const double start_us = shared_clock ? earliest : ranks[r].step_start_us;
+    out.start_offset_s.push_back((ranks[r].step_start_us - start_us) * 1e-6);
+    double t = start_us;
+    const auto compute_until = [&](double until_us) {
+      if (until_us > t) tasks.push_back({.kind = TaskKind::compute, .compute_s = (until_us - t) * 1e-6});
+      t = std::max(t, until_us);
+    };
+    for (size_t i = 0; i < seqs[r].size(); ++i) {
+      const StepCollective& c = seqs[r][i];
+      compute_until(c.start_us);
+      tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = 0,
+                       .collective = program_kind(c.collective.kind), .bytes = bytes[i]});
+      t = std::max(t, c.start_us + c.duration_us);
+    }
+    compute_until(ranks[r].step_start_us + ranks[r].step_s * 1e6);
+  }
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,33 @@
+#pragma once
+// A recorded step as the program the engine runs (program.hpp), one rank per trace: the time from
+// the step's start to each NCCL kernel's start, and from its end to the next, is a compute task of
+// that length (GPU work and idle time as measured, the CPU's included), and each NCCL kernel a
+// blocking collective over all the traced ranks, so that the engine simulates its transfer and
+// the waiting for late ranks; what follows the last one until the step's end is a last compute
+// task. Collectives that overlapped compute are replayed as if they blocked it (the trace does not
+// say which compute waited for which collective): an overlapped one's replayed step is its
+// recorded one only when the simulated collective takes as long as the recorded kernel.
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+#include "step_summary.hpp"
+
+namespace dtsim {
+
+// When the ranks' step windows overlap in time, their traces share a clock (one host, or clocks
+// in step) and the ranks began the step at different moments (a rank late from its data loader
+// or its previous step): each program starts with that offset as a compute task, so that the
+// first collective waits for the late ranks as it did, and a rank's replayed step is its end less
+// its offset. Otherwise every rank starts at its own step's start.
+struct ReplayProgram {
+  Workload workload;                 // rank i = ranks[i]; one group "traced" of all of them
+  std::vector<double> start_offset_s;  // [rank]: when its step began after the earliest rank's
+  std::vector<std::string> assumed;  // what the trace did not say and the replay assumed
+};
+
+// `ranks` in rank order. Throws InputError (naming the first trace) when the ranks did not record
+// the same sequence of collectives (count and kinds), which a replay needs to pair them.
+ReplayProgram replay_program(const std::vector<RankStep>& ranks);
+
+}  // namespace dtsim
