@@ -9,6 +9,7 @@
 
 #include "flag_values.hpp"
 #include "input_error.hpp"
+#include "size_limits.hpp"
 #include "step_summary.hpp"
 #include "trace_replay.hpp"
 
@@ -116,9 +117,19 @@ json to_json(const std::vector<RankStep>& ranks) {
   return out;
 }
 
-void print_replay(const TraceReplay& r) {
-  std::cout << fmt::format("\nreplay         on {} node{} of {} ({})\n", r.nodes, r.nodes == 1 ? "" : "s",
-                           r.topology_file.filename().string(), r.topology_reason);
+void print_replay(const TraceReplay& r, bool scaled) {
+  std::cout << fmt::format("\nreplay         {} ranks on {} node{} of {} ({})\n", r.simulated_ranks, r.nodes,
+                           r.nodes == 1 ? "" : "s", r.topology_file.filename().string(), r.topology_reason);
+  if (scaled) {
+    std::cout << fmt::format("step           {:.3f} ms scaled out (measured {:.3f} ms on {} ranks), {:.3f} ms in "
+                             "collectives per rank on average\n",
+                             1e3 * r.replayed_step_s, 1e3 * r.measured_step_s, r.ranks.size(),
+                             1e3 * r.mean_replayed_communication_s);
+    std::cout << "measured       the time between collectives of each traced rank, as recorded\n"
+                 "modelled       the collectives on this fabric, and the waiting for late ranks\n";
+    for (const std::string& a : r.assumed) std::cout << "assumed        " << a << "\n";
+    return;
+  }
   std::cout << fmt::format("{:>4}  {:>12} {:>12} {:>8} {:>16}\n", "rank", "measured ms", "replayed ms", "error",
                            "replayed NCCL ms");
   for (const RankReplay& k : r.ranks)
@@ -138,6 +149,7 @@ json replay_json(const TraceReplay& r) {
                      {"replayed_step_s", k.replayed_step_s},
                      {"replayed_communication_s", k.replayed_communication_s}});
   return {{"topology", r.topology_file.string()}, {"topology_reason", r.topology_reason}, {"nodes", r.nodes},
+          {"simulated_ranks", r.simulated_ranks}, {"mean_replayed_communication_s", r.mean_replayed_communication_s},
           {"ranks", ranks}, {"assumed", r.assumed}};
 }
 
@@ -151,6 +163,8 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_option("--json", o.json_file, "also write the steps as JSON to this file");
   command.add_option("--topology", o.topology, "topology to replay on (default: the traced GPU's usual node)");
   command.add_flag("!--no-replay", o.replay, "only read the traces, do not replay the step");
+  command.add_option("--ranks", o.ranks,
+                     "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
 }
 
 int run_import_command(const ImportOptions& o) {
@@ -170,8 +184,10 @@ int run_import_command(const ImportOptions& o) {
   for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
   json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
   if (o.replay) {
-    const TraceReplay replay = replay_steps(ranks, world_size, o.topology, o.topologies_dir);
-    print_replay(replay);
+    const int traced = std::max(world_size, int(ranks.size()));
+    const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
+    const TraceReplay replay = replay_steps(ranks, scaled, o.topology, o.topologies_dir);
+    print_replay(replay, scaled > traced);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
   }

@@ -17,6 +17,7 @@ struct ImportOptions {
   std::string step;                // "5" or "ProfilerStep#5"; empty: the latest step every trace has
   std::string json_file;
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
+  std::string ranks;           // scale out to this many data-parallel ranks; empty: the world size
   std::string topologies_dir;  // where the usual nodes' files are
   bool replay = true;          // --no-replay: only read the traces
 };

@@ -154,6 +154,16 @@ TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
   ASSERT_EQ(r.ranks.size(), 8u);
   for (const RankReplay& k : r.ranks)
     EXPECT_LE(std::abs(k.replayed_step_s / k.measured_step_s - 1), 0.05) << "rank " << k.rank;
+
+  // Scaled out to 16 ranks on 2 nodes, the same work per rank: collectives over more ranks and a
+  // NIC take no less time than over 8 ranks of one node.
+  const TraceReplay scaled = replay_steps(ranks, 16, "", test::source_dir() / "topologies");
+  EXPECT_EQ(scaled.simulated_ranks, 16);
+  EXPECT_EQ(scaled.nodes, 2);
+  EXPECT_EQ(scaled.ranks.size(), 8u);  // the traced ones
+  EXPECT_EQ(scaled.assumed.front(), "16 ranks, 8 traced: rank k runs the program of traced rank k % 8");
+  EXPECT_GE(scaled.replayed_step_s, r.replayed_step_s);
+  EXPECT_EQ(test::error_of([&] { replay_steps(ranks, 12, "", test::source_dir() / "topologies"); }).field, "--ranks");
 }
 
 TEST(KinetoTrace, BadTracesNameTheFile) {

@@ -47,23 +47,30 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
   const int count = int(ranks.size());
   if (count < topology.node.gpus) topology.node.gpus = count;  // part of one node
   if (count % topology.node.gpus != 0)
-    throw InputError({out.topology_file.string(), 0, "node.gpus",
-                      fmt::format("a divisor of the {} traced ranks", count), std::to_string(topology.node.gpus)});
+    throw InputError({"<command line>", 0, "--ranks",
+                      fmt::format("whole nodes of {} GPUs ({})", topology.node.gpus, out.topology_file.filename().string()),
+                      std::to_string(count)});
   out.nodes = count / topology.node.gpus;
+  out.simulated_ranks = count;
 
   ReplayProgram program = replay_program(ranks);
   out.assumed = program.assumed;
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),
-                       fmt::format("world size {}, {} traced: rank k runs the program of traced rank k % {}", world_size,
+                       fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", world_size,
                                    traced.size(), traced.size()));
   const SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, {});
-  for (size_t r = 0; r < traced.size(); ++r) {
-    out.measured_step_s = std::max(out.measured_step_s, ranks[r].step_s);
-    out.ranks.push_back({ranks[r].rank, ranks[r].step_s, sim.engine.ranks[r].finish_s - program.start_offset_s[r],
-                         sim.engine.ranks[r].communication_s});
-    out.replayed_step_s = std::max(out.replayed_step_s, out.ranks.back().replayed_step_s);
+  double communication_s = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const RankReplay k{ranks[r].rank, ranks[r].step_s, sim.engine.ranks[r].finish_s - program.start_offset_s[r],
+                       sim.engine.ranks[r].communication_s};
+    out.replayed_step_s = std::max(out.replayed_step_s, k.replayed_step_s);
+    communication_s += k.replayed_communication_s;
+    if (r >= traced.size()) continue;
+    out.measured_step_s = std::max(out.measured_step_s, k.measured_step_s);
+    out.ranks.push_back(k);
   }
+  out.mean_replayed_communication_s = communication_s / double(ranks.size());
   return out;
 }
 

@@ -21,9 +21,11 @@ struct TraceReplay {
   std::filesystem::path topology_file;
   std::string topology_reason;  // why this topology ("the usual node of Tesla V100-SXM2-32GB")
   int nodes = 0;
-  double measured_step_s = 0;   // the slowest rank's
-  double replayed_step_s = 0;   // the longest of the ranks' replayed steps
-  std::vector<RankReplay> ranks;
+  int simulated_ranks = 0;      // the world size replayed, or the ranks scaled out to
+  double measured_step_s = 0;   // the slowest traced rank's
+  double replayed_step_s = 0;   // the longest of all simulated ranks' replayed steps
+  double mean_replayed_communication_s = 0;  // over all simulated ranks
+  std::vector<RankReplay> ranks;  // the traced ones
   std::vector<std::string> assumed;
   double error() const { return replayed_step_s / measured_step_s - 1; }  // + replayed slower
 };
@@ -33,8 +35,11 @@ struct TraceReplay {
 std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir);
 
 // `topology_file` empty: the GPU's usual node (an InputError when there is none). `ranks` in rank
-// order. With fewer traces than `world_size` ranks (a job that traced rank 0 alone), rank k runs
-// the program of trace k % traces, said in `assumed`: data parallelism's ranks do the same work.
+// order. With fewer traces than `world_size` ranks (a job that traced rank 0 alone, or a job
+// scaled out to more data-parallel ranks), rank k runs the program of trace k % traces, said in
+// `assumed`: data parallelism's ranks do the same work, and with the batch per GPU kept (weak
+// scaling) their collectives keep their bytes (a DDP bucket; an embedding all-to-all, whose rank
+// sends its batch's lookups of all tables, however many ranks hold them).
 TraceReplay replay_steps(const std::vector<RankStep>& ranks, int world_size, const std::filesystem::path& topology_file,
                          const std::filesystem::path& topologies_dir);
 

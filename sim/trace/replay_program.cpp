@@ -72,7 +72,7 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
     out.assumed.push_back(fmt::format("{} collective{} of unrecorded size replayed as 0 bytes (latency only)", unknown,
                                       unknown == 1 ? "" : "s"));
   if (reduces > 0) out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
-  out.assumed.push_back(fmt::format("every collective over all {} traced ranks, blocking the compute after it",
+  out.assumed.push_back(fmt::format("every collective over all {} ranks, blocking the compute after it",
                                     ranks.size()));
 
   double earliest = ranks[0].step_start_us, first_end = earliest + ranks[0].step_s * 1e6, latest = earliest;
