@@ -176,6 +176,10 @@ TEST(KinetoTrace, BadTracesNameTheFile) {
     read_kineto_trace(dir.write("c.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})"));
   });
   EXPECT_EQ(e.field, "traceEvents[0].ts");
+  e = test::error_of([&] {
+    read_kineto_trace(dir.write("w.json", R"({"distributedInfo": {"rank": 0, "world_size": 1000000000}, "traceEvents": []})"));
+  });
+  EXPECT_EQ(e.field, "distributedInfo.world_size");
   // A gzip stream cut in half.
   std::ifstream in(trace_dir() / "hta" / "nccl_data.json.gz", std::ios::binary);
   const std::string gz((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -10,6 +10,7 @@
 #include "gzip_input.hpp"
 #include "input_error.hpp"
 #include "json_input.hpp"
+#include "size_limits.hpp"
 
 namespace dtsim {
 
@@ -78,8 +79,13 @@ class Reader {
     const auto info = root.find("distributedInfo");
     if (info == root.end() || !info->is_object()) return;
     if (info->contains("rank") && (*info)["rank"].is_number_integer()) trace.rank = (*info)["rank"].get<int>();
-    if (info->contains("world_size") && (*info)["world_size"].is_number_integer())
-      trace.world_size = (*info)["world_size"].get<int>();
+    if (info->contains("world_size") && (*info)["world_size"].is_number_integer()) {
+      // A replay simulates every rank of the world: bounded as any scenario's GPU count.
+      const long long world = (*info)["world_size"].get<long long>();
+      if (world < 1 || world > kMaxGpus)
+        fail("distributedInfo.world_size", fmt::format("1 to {} ranks", kMaxGpus), std::to_string(world));
+      trace.world_size = int(world);
+    }
   }
 
   void collect(const json& e, size_t i, KinetoTrace& trace) {
