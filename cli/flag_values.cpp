@@ -37,6 +37,12 @@ double number_flag(const std::string& flag, const std::string& text, double mini
   return value;
 }
 
+void check_length_flag_unit(bool tokens_given, bool samples_given, const std::string& unit) {
+  if (tokens_given && unit != "token")
+    flag_error("--tokens", fmt::format("--samples: this scenario's model counts in {}s", unit), "--tokens");
+  if (samples_given && unit == "token") flag_error("--samples", "--tokens: this scenario's model counts in tokens", "--samples");
+}
+
 void check_output_path(const std::string& flag, const std::string& file) {
   if (file.empty()) return;
   std::error_code ec;

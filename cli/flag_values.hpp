@@ -15,6 +15,10 @@ long long integer_flag(const std::string& flag, const std::string& text, long lo
 double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
                    const std::string& expected = "");
 
+// A training length given as --tokens or --samples must be in the unit the scenario's model counts
+// (Scenario::throughput_unit): tokens for a transformer, samples for a layer-graph model.
+void check_length_flag_unit(bool tokens_given, bool samples_given, const std::string& unit);
+
 // An output file the command will write: its folder must exist and the path must not be a
 // folder. Checked before the work, so that a long run does not end in a failed write.
 void check_output_path(const std::string& flag, const std::string& file);

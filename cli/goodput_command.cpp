@@ -36,10 +36,7 @@ void apply_flags(const GoodputOptions& o, const std::string& unit, ReliabilityCo
   const int given = !o.iterations.empty() + !o.tokens.empty() + !o.samples.empty() + !o.days.empty();
   if (given > 1)
     flag_error("--iterations/--tokens/--samples/--days", "at most one of them", fmt::format("{} of them", given));
-  if (!o.tokens.empty() && unit != "token")
-    flag_error("--tokens", fmt::format("--samples: this scenario's model counts in {}s", unit), "--tokens");
-  if (!o.samples.empty() && unit == "token")
-    flag_error("--samples", "--tokens: this scenario's model counts in tokens", "--samples");
+  check_length_flag_unit(!o.tokens.empty(), !o.samples.empty(), unit);
   if (given == 1) c.training = TrainingLength{};
   if (!o.iterations.empty()) c.training.iterations = double(integer_flag("--iterations", o.iterations, 1, 1'000'000'000'000));
   if (!o.tokens.empty()) c.training.tokens = amount_flag("--tokens", o.tokens);

@@ -42,9 +42,7 @@ double amount_flag(const SweepOptions& o) {
   } catch (const InputError&) {
     return amount;  // the sweep reports why the base does not load where it matters
   }
-  if (tokens && unit != "token")
-    flag_error("--tokens", fmt::format("--samples: this scenario's model counts in {}s", unit), "--tokens");
-  if (!tokens && unit == "token") flag_error("--samples", "--tokens: this scenario's model counts in tokens", "--samples");
+  check_length_flag_unit(tokens, !tokens, unit);
   return amount;
 }
 

@@ -294,6 +294,7 @@ namespace {
 std::string number(double x) { return fmt::format("{}", x); }
 
 bool has_layout(const SweepPoint& p) { return p.tp > 0; }
+bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
 
 // "tokens_per_s", "images_per_s": the throughput's key, as the headline figures name it.
 std::string throughput_key(const std::string& unit) { return unit + "s_per_s"; }
@@ -313,7 +314,6 @@ std::string throughput_heading(const SweepResult& r) {
 
 // Tokens come by the thousand; a layer model's samples may be a few per second.
 int throughput_decimals(const std::string& unit) { return unit == "token" ? 0 : 1; }
-bool has_memory(const SweepPoint& p) { return p.memory_capacity_bytes > 0; }
 
 }  // namespace
 
