@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "critical_path.hpp"
 #include "flag_values.hpp"
 #include "input_error.hpp"
 #include "size_limits.hpp"
@@ -82,6 +83,17 @@ void print(const std::vector<RankStep>& ranks, int world_size) {
                              bytes_text(c),
                              c.collective.group_size > 0 ? std::to_string(c.collective.group_size) : "?", c.stream,
                              c.duration_us);
+  const std::vector<CriticalCollective> path = critical_path(ranks);
+  if (!path.empty()) {
+    std::cout << "critical path  (as recorded: the rank each collective waited for, its work before it, the "
+                 "first-to-last start spread)\n";
+    std::cout << fmt::format("  {:>3} {:<15} {:>12} {:>9} {:>12} {:>10} {:>14}\n", "#", "collective", "bytes",
+                             "last rank", "its work ms", "spread ms", "collective ms");
+    for (const CriticalCollective& c : path)
+      std::cout << fmt::format("  {:>3} {:<15} {:>12.0f} {:>9} {:>12.3f} {:>10.3f} {:>14.3f}\n", c.index + 1,
+                               to_string(c.kind), c.bytes, c.last_rank, 1e3 * c.gap_before_s, 1e3 * c.spread_s,
+                               1e3 * c.duration_s);
+  }
   int unknown = 0;
   for (const RankStep& r : ranks) unknown += r.unknown_sizes();
   if (unknown > 0)
@@ -183,6 +195,11 @@ int run_import_command(const ImportOptions& o) {
   double slowest = 0;
   for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
   json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
+  json path = json::array();
+  for (const CriticalCollective& c : critical_path(ranks))
+    path.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"last_rank", c.last_rank},
+                    {"work_before_s", c.gap_before_s}, {"spread_s", c.spread_s}, {"duration_s", c.duration_s}});
+  out["critical_path"] = path;
   if (o.replay) {
     const int traced = std::max(world_size, int(ranks.size()));
     const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));

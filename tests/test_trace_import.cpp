@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collective_kind.hpp"
+#include "critical_path.hpp"
 #include "kineto_trace.hpp"
 #include "replay_program.hpp"
 #include "step_summary.hpp"
@@ -164,6 +165,26 @@ TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
   EXPECT_EQ(scaled.assumed.front(), "16 ranks, 8 traced: rank k runs the program of traced rank k % 8");
   EXPECT_GE(scaled.replayed_step_s, r.replayed_step_s);
   EXPECT_EQ(test::error_of([&] { replay_steps(ranks, 12, "", test::source_dir() / "topologies"); }).field, "--ranks");
+}
+
+// DLRM's first all-to-all: rank 7 reached it last (431,930 µs), 7.624 ms after rank 1 (424,306),
+// 3.212 ms after its step began (428,718), and the kernels ended by 431,941. The second: rank 7
+// again, 1.101 ms after rank 4 (433,609), 2.770 ms after its first ended (431,940).
+TEST(CriticalPath, TheLastRankToArriveAsRecorded) {
+  std::vector<RankStep> ranks;
+  for (const auto& e : std::filesystem::directory_iterator(trace_dir() / "dlrm_kineto"))
+    ranks.push_back(summarize_step(read_kineto_trace(e.path()), "ProfilerStep#10"));
+  std::sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  const std::vector<CriticalCollective> path = critical_path(ranks);
+  ASSERT_EQ(path.size(), 8u);
+  EXPECT_EQ(path[0].kind, TraceCollectiveKind::all_to_all);
+  EXPECT_EQ(path[0].last_rank, 7);
+  EXPECT_NEAR(path[0].spread_s, 7.624e-3, 1e-12);
+  EXPECT_NEAR(path[0].gap_before_s, 3.212e-3, 1e-12);
+  EXPECT_NEAR(path[0].duration_s, 11e-6, 1e-12);
+  EXPECT_EQ(path[1].last_rank, 7);
+  EXPECT_NEAR(path[1].spread_s, 1.101e-3, 1e-12);
+  EXPECT_NEAR(path[1].gap_before_s, 2.770e-3, 1e-12);
 }
 
 TEST(KinetoTrace, BadTracesNameTheFile) {

@@ -1,0 +1,51 @@
+#include "critical_path.hpp"
+
+#include <algorithm>
+
+namespace dtsim {
+
+std::vector<CriticalCollective> critical_path(const std::vector<RankStep>& ranks) {
+  std::vector<CriticalCollective> out;
+  if (ranks.empty()) return out;
+  std::vector<std::vector<StepCollective>> seqs;
+  double latest_start = ranks[0].step_start_us, first_end = latest_start + ranks[0].step_s * 1e6;
+  for (const RankStep& r : ranks) {
+    std::vector<StepCollective> c = r.collectives;
+    std::stable_sort(c.begin(), c.end(),
+                     [](const StepCollective& a, const StepCollective& b) { return a.start_us < b.start_us; });
+    if (!seqs.empty() && c.size() != seqs[0].size()) return {};
+    seqs.push_back(std::move(c));
+    latest_start = std::max(latest_start, r.step_start_us);
+    first_end = std::min(first_end, r.step_start_us + r.step_s * 1e6);
+  }
+  if (latest_start >= first_end) return {};  // no shared clock
+  std::vector<double> previous_end(ranks.size());
+  for (size_t r = 0; r < ranks.size(); ++r) previous_end[r] = ranks[r].step_start_us;
+  for (size_t i = 0; i < seqs[0].size(); ++i) {
+    CriticalCollective c;
+    c.index = int(i);
+    c.kind = seqs[0][i].collective.kind;
+    double first = seqs[0][i].start_us, last = first, end = 0;
+    size_t last_r = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const StepCollective& k = seqs[r][i];
+      c.bytes = std::max(c.bytes, k.collective.bytes);
+      first = std::min(first, k.start_us);
+      if (k.start_us > last) {
+        last = k.start_us;
+        last_r = r;
+      }
+      end = std::max(end, k.start_us + k.duration_us);
+    }
+    c.last_rank = ranks[last_r].rank;
+    c.spread_s = (last - first) * 1e-6;
+    c.gap_before_s = std::max(0.0, last - previous_end[last_r]) * 1e-6;
+    c.duration_s = (end - last) * 1e-6;
+    for (size_t r = 0; r < ranks.size(); ++r)
+      previous_end[r] = std::max(previous_end[r], seqs[r][i].start_us + seqs[r][i].duration_us);
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace dtsim
