@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "critical_path.hpp"
 #include "flag_values.hpp"
@@ -129,6 +130,19 @@ json to_json(const std::vector<RankStep>& ranks) {
   return out;
 }
 
+// "3:1.5": rank 3's compute 1.5 times slower; nullopt when not given.
+std::optional<StragglerEvent> straggler_flag(const std::string& text, int ranks) {
+  if (text.empty()) return std::nullopt;
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    flag_error("--straggler", "RANK:SLOWDOWN, e.g. 3:1.5", "'" + text + "'");
+  StragglerEvent e;
+  e.gpu = int(integer_flag("--straggler", text.substr(0, colon), 0, ranks - 1,
+                           fmt::format("a rank from 0 to {} before the ':'", ranks - 1)));
+  e.slowdown = number_flag("--straggler", text.substr(colon + 1), 1, 100, "a slowdown from 1 to 100 after the ':'");
+  return e;
+}
+
 void print_replay(const TraceReplay& r, bool scaled) {
   std::cout << fmt::format("\nreplay         {} ranks on {} node{} of {} ({})\n", r.simulated_ranks, r.nodes,
                            r.nodes == 1 ? "" : "s", r.topology_file.filename().string(), r.topology_reason);
@@ -177,6 +191,7 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_flag("!--no-replay", o.replay, "only read the traces, do not replay the step");
   command.add_option("--ranks", o.ranks,
                      "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
+  command.add_option("--straggler", o.straggler, "RANK:SLOWDOWN, e.g. 3:1.5: also replay with that rank's compute slower");
 }
 
 int run_import_command(const ImportOptions& o) {
@@ -191,6 +206,9 @@ int run_import_command(const ImportOptions& o) {
     world_size = std::max(world_size, t.world_size);
   }
   std::stable_sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  const int traced = std::max(world_size, int(ranks.size()));
+  const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
+  const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   print(ranks, world_size);
   double slowest = 0;
   for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
@@ -201,12 +219,19 @@ int run_import_command(const ImportOptions& o) {
                     {"work_before_s", c.gap_before_s}, {"spread_s", c.spread_s}, {"duration_s", c.duration_s}});
   out["critical_path"] = path;
   if (o.replay) {
-    const int traced = std::max(world_size, int(ranks.size()));
-    const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
     const TraceReplay replay = replay_steps(ranks, scaled, o.topology, o.topologies_dir);
     print_replay(replay, scaled > traced);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
+    if (straggler) {
+      const TraceReplay slowed = replay_steps(ranks, scaled, o.topology, o.topologies_dir, {*straggler});
+      std::cout << fmt::format("what-if        rank {} {:g}x slower: step {:.3f} ms ({:+.1f}% against the replay)\n",
+                               straggler->gpu, straggler->slowdown, 1e3 * slowed.replayed_step_s,
+                               100 * (slowed.replayed_step_s / replay.replayed_step_s - 1));
+      out["what_if"] = {{"straggler_rank", straggler->gpu},
+                        {"slowdown", straggler->slowdown},
+                        {"replayed_step_s", slowed.replayed_step_s}};
+    }
   }
   if (!o.json_file.empty()) write_announced_output("--json", o.json_file, out.dump(2) + "\n");
   return 0;

@@ -18,6 +18,7 @@ struct ImportOptions {
   std::string json_file;
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
   std::string ranks;           // scale out to this many data-parallel ranks; empty: the world size
+  std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
   std::string topologies_dir;  // where the usual nodes' files are
   bool replay = true;          // --no-replay: only read the traces
 };

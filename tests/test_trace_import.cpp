@@ -141,6 +141,22 @@ TEST(ReplayProgram, ComputeBetweenCollectivesByHand) {
   EXPECT_NE(test::error_of([&] { replay_program({step, other}); }).found.find("recorded 0"), std::string::npos);
 }
 
+// A straggler slows its rank from its own step's start: on the written trace, rank 1 began 10 µs
+// after rank 0 and computes 5 + 15 µs; twice slower it computes 40 µs, 20 µs more (not 30: the
+// 10 µs before its step are not its compute).
+TEST(TraceReplay, AStragglerSlowsItsRanksComputeFromItsStep) {
+  const test::ScratchDir dir;
+  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
+  RankStep late = step;
+  late.rank = 1;
+  late.step_start_us += 10;
+  for (StepCollective& c : late.collectives) c.start_us += 10;
+  const auto topology = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
+  const TraceReplay base = replay_steps({step, late}, 2, topology, "");
+  const TraceReplay slowed = replay_steps({step, late}, 2, topology, "", {StragglerEvent{.gpu = 1, .slowdown = 2}});
+  EXPECT_NEAR(slowed.ranks[1].replayed_step_s - base.ranks[1].replayed_step_s, 20e-6, 1e-9);
+}
+
 // The 8 ranks of the DLRM step replayed on a DGX-1 (V100): every rank's step within 5% of its
 // recorded one (the goal), and the step (the slowest rank's, 19.901 ms) too.
 TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <variant>
 
 #include "input_error.hpp"
 #include "replay_program.hpp"
@@ -25,7 +26,7 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
 }
 
 TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir) {
+                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events) {
   TraceReplay out;
   if (traced.empty()) return out;
   std::vector<RankStep> ranks = traced;
@@ -59,7 +60,12 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
     out.assumed.insert(out.assumed.begin(),
                        fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", world_size,
                                    traced.size(), traced.size()));
-  const SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, {});
+  // A straggler slows its rank from when that rank's step began, not the wait before it.
+  std::vector<Event> shifted = events;
+  for (Event& e : shifted)
+    if (auto* s = std::get_if<StragglerEvent>(&e); s && s->node < 0 && s->gpu >= 0 && s->gpu < count)
+      s->start_s += program.start_offset_s[size_t(s->gpu)];
+  const SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, shifted);
   double communication_s = 0;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const RankReplay k{ranks[r].rank, ranks[r].step_s, sim.engine.ranks[r].finish_s - program.start_offset_s[r],

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario.hpp"
 #include "step_summary.hpp"
 
 namespace dtsim {
@@ -40,7 +41,10 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
 // `assumed`: data parallelism's ranks do the same work, and with the batch per GPU kept (weak
 // scaling) their collectives keep their bytes (a DDP bucket; an embedding all-to-all, whose rank
 // sends its batch's lookups of all tables, however many ranks hold them).
+// `events`: what-if events on the replay (a straggler rank, a slow link), as a scenario's, their
+// times from the earliest rank's step start; a straggler's from its own rank's. A straggler slows
+// its rank's replayed compute, which is everything between its collectives (GPU and host time).
 TraceReplay replay_steps(const std::vector<RankStep>& ranks, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir);
+                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events = {});
 
 }  // namespace dtsim
