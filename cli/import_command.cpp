@@ -60,23 +60,22 @@ std::string bytes_text(const StepCollective& c) {
   return fmt::format("{:.0f} B ({})", c.collective.bytes, to_string(c.collective.size_source));
 }
 
-void print(const std::vector<RankStep>& ranks, int world_size) {
+void print(const std::vector<RankStep>& ranks, int world_size, const std::vector<CriticalCollective>& path) {
   const RankStep& first = ranks.front();
   std::cout << fmt::format("import         {} trace{} of {}, world size {}, step {}\n", ranks.size(),
                            ranks.size() == 1 ? "" : "s", fs::path(first.file).parent_path().string(),
                            world_size > 0 ? std::to_string(world_size) : "unrecorded", first.step);
   std::cout << fmt::format("{:>4}  {:<24} {:>9} {:>11} {:>10} {:>8} {:>12} {:>7} {:>9}\n", "rank", "GPU", "step ms",
                            "GPU span ms", "compute ms", "NCCL ms", "exposed NCCL", "kernels", "colls");
-  double slowest = 0;
   for (const RankStep& r : ranks) {
-    slowest = std::max(slowest, r.step_s);
     std::cout << fmt::format("{:>4}  {:<24} {:>9.3f} {:>11.3f} {:>10.3f} {:>8.3f} {:>12.3f} {:>7} {:>9}\n",
                              r.rank < 0 ? std::string("?") : std::to_string(r.rank),
                              r.gpu_name.empty() ? "unrecorded" : r.gpu_name.substr(0, 24), 1e3 * r.step_s,
                              1e3 * r.gpu_span_s, 1e3 * r.compute_s, 1e3 * r.collective_s,
                              1e3 * r.exposed_collective_s, r.kernels, r.collectives.size());
   }
-  std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n", 1e3 * slowest, first.step);
+  std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n",
+                           1e3 * slowest_step_s(ranks), first.step);
   std::cout << fmt::format("collectives of rank {} (kind, input bytes, where the size came from, kernel µs):\n",
                            first.rank);
   for (const StepCollective& c : first.collectives)
@@ -84,7 +83,6 @@ void print(const std::vector<RankStep>& ranks, int world_size) {
                              bytes_text(c),
                              c.collective.group_size > 0 ? std::to_string(c.collective.group_size) : "?", c.stream,
                              c.duration_us);
-  const std::vector<CriticalCollective> path = critical_path(ranks);
   if (!path.empty()) {
     std::cout << "critical path  (as recorded: the rank each collective waited for, its work before it, the "
                  "first-to-last start spread)\n";
@@ -209,15 +207,17 @@ int run_import_command(const ImportOptions& o) {
   const int traced = std::max(world_size, int(ranks.size()));
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
-  print(ranks, world_size);
-  double slowest = 0;
-  for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
-  json out = {{"step", step}, {"world_size", world_size}, {"measured_step_s", slowest}, {"ranks", to_json(ranks)}};
-  json path = json::array();
-  for (const CriticalCollective& c : critical_path(ranks))
-    path.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"last_rank", c.last_rank},
+  const std::vector<CriticalCollective> path = critical_path(ranks);
+  print(ranks, world_size, path);
+  json out = {{"step", step},
+              {"world_size", world_size},
+              {"measured_step_s", slowest_step_s(ranks)},
+              {"ranks", to_json(ranks)}};
+  json path_json = json::array();
+  for (const CriticalCollective& c : path)
+    path_json.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"last_rank", c.last_rank},
                     {"work_before_s", c.gap_before_s}, {"spread_s", c.spread_s}, {"duration_s", c.duration_s}});
-  out["critical_path"] = path;
+  out["critical_path"] = path_json;
   if (o.replay) {
     const TraceReplay replay = replay_steps(ranks, scaled, o.topology, o.topologies_dir);
     print_replay(replay, scaled > traced);

@@ -72,10 +72,9 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
                        sim.engine.ranks[r].communication_s};
     out.replayed_step_s = std::max(out.replayed_step_s, k.replayed_step_s);
     communication_s += k.replayed_communication_s;
-    if (r >= traced.size()) continue;
-    out.measured_step_s = std::max(out.measured_step_s, k.measured_step_s);
-    out.ranks.push_back(k);
+    if (r < traced.size()) out.ranks.push_back(k);
   }
+  out.measured_step_s = slowest_step_s(traced);
   out.mean_replayed_communication_s = communication_s / double(ranks.size());
   return out;
 }

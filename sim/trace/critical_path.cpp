@@ -6,19 +6,12 @@ namespace dtsim {
 
 std::vector<CriticalCollective> critical_path(const std::vector<RankStep>& ranks) {
   std::vector<CriticalCollective> out;
-  if (ranks.empty()) return out;
+  if (!share_a_clock(ranks)) return out;  // also when there are none
   std::vector<std::vector<StepCollective>> seqs;
-  double latest_start = ranks[0].step_start_us, first_end = latest_start + ranks[0].step_s * 1e6;
   for (const RankStep& r : ranks) {
-    std::vector<StepCollective> c = r.collectives;
-    std::stable_sort(c.begin(), c.end(),
-                     [](const StepCollective& a, const StepCollective& b) { return a.start_us < b.start_us; });
-    if (!seqs.empty() && c.size() != seqs[0].size()) return {};
-    seqs.push_back(std::move(c));
-    latest_start = std::max(latest_start, r.step_start_us);
-    first_end = std::min(first_end, r.step_start_us + r.step_s * 1e6);
+    seqs.push_back(collectives_in_start_order(r));
+    if (seqs.back().size() != seqs[0].size()) return {};
   }
-  if (latest_start >= first_end) return {};  // no shared clock
   std::vector<double> previous_end(ranks.size());
   for (size_t r = 0; r < ranks.size(); ++r) previous_end[r] = ranks[r].step_start_us;
   for (size_t i = 0; i < seqs[0].size(); ++i) {

@@ -69,6 +69,19 @@ class Reader {
     return it->get<double>();
   }
 
+  // An event's args, or an empty object when it has none (or they are not an object).
+  const json& args_of(const json& e) const {
+    const auto it = e.find("args");
+    return it != e.end() && it->is_object() ? *it : empty_;
+  }
+
+  // The launch (time, thread) of the GPU event with these args, through its correlation id.
+  const std::pair<double, ThreadKey>* launch_of(const json& args) const {
+    if (!args.contains("correlation")) return nullptr;
+    const auto launch = launches_.find(args["correlation"].dump());
+    return launch == launches_.end() ? nullptr : &launch->second;
+  }
+
   static std::string text_of(const json& e, const char* key) {
     const auto it = e.find(key);
     if (it == e.end()) return "";
@@ -100,7 +113,7 @@ class Reader {
       trace.steps.push_back({name, number(e, i, "ts"), number(e, i, "dur")});
       return;
     }
-    const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : empty_;
+    const json& args = args_of(e);
     if ((cat == "cuda_runtime" || cat == "cuda_driver") && args.contains("correlation")) {
       launches_[args["correlation"].dump()] = {number(e, i, "ts"), {text_of(e, "pid"), text_of(e, "tid")}};
       return;
@@ -124,7 +137,7 @@ class Reader {
     const std::vector<const CommOp*> around = ops_around_launch(args);
     for (const CommOp* op : around) {  // innermost first
       const std::string op_name = text_of(*op->event, "name");
-      const json& op_args = op->event->contains("args") ? (*op->event)["args"] : empty_;
+      const json& op_args = args_of(*op->event);
       if (op_name == "record_param_comms") {
         if (op_args.contains("Collective name")) fill_from_comms_args(op_args, c, SizeSource::launching_op);
         else fill_from_input_dims(op_args, c);
@@ -171,7 +184,7 @@ class Reader {
 
   void add_group_from_launch(const json& args, TraceCollective& c) const {
     for (const CommOp* op : ops_around_launch(args)) {
-      const json& op_args = op->event->contains("args") ? (*op->event)["args"] : empty_;
+      const json& op_args = args_of(*op->event);
       if (op_args.contains("Process Group Name")) {
         c.process_group = text_of(op_args, "Process Group Name");
         return;
@@ -182,13 +195,12 @@ class Reader {
   // The comm ops on the launching thread that contain the launch, innermost (shortest) first.
   std::vector<const CommOp*> ops_around_launch(const json& args) const {
     std::vector<const CommOp*> out;
-    if (!args.contains("correlation")) return out;
-    const auto launch = launches_.find(args["correlation"].dump());
-    if (launch == launches_.end()) return out;
-    const auto ops = comm_ops_.find(launch->second.second);
+    const auto* launch = launch_of(args);
+    if (!launch) return out;
+    const auto ops = comm_ops_.find(launch->second);
     if (ops == comm_ops_.end()) return out;
     for (const CommOp& op : ops->second)
-      if (op.contains(launch->second.first)) out.push_back(&op);
+      if (op.contains(launch->first)) out.push_back(&op);
     std::sort(out.begin(), out.end(), [](const CommOp* a, const CommOp* b) { return a->duration_us < b->duration_us; });
     return out;
   }
@@ -202,25 +214,20 @@ class Reader {
                                                                             : GpuActivityKind::memset;
     a.start_us = number(e, i, "ts");
     a.duration_us = number(e, i, "dur");
-    const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : empty_;
+    const json& args = args_of(e);
     if (args.contains("stream") && args["stream"].is_number_integer()) a.stream = args["stream"].get<long>();
     else if (e.contains("tid") && e["tid"].is_number_integer()) a.stream = e["tid"].get<long>();
     if (a.kind == GpuActivityKind::kernel) a.collective = collective_of(a.name, args);
-    a.launch_us = a.start_us;
-    if (args.contains("correlation"))
-      if (const auto launch = launches_.find(args["correlation"].dump()); launch != launches_.end())
-        a.launch_us = launch->second.first;
+    const auto* launch = launch_of(args);
+    a.launch_us = launch ? launch->first : a.start_us;
     return a;
   }
 
   std::string gpu_name(const json& root) const {
     const auto props = root.find("deviceProperties");
     if (props == root.end() || !props->is_array() || gpu_events_.empty()) return "";
-    const json& first = *gpu_events_.front();
-    const long device = first.contains("args") && first["args"].contains("device") &&
-                                first["args"]["device"].is_number_integer()
-                            ? first["args"]["device"].get<long>()
-                            : 0;
+    const json& args = args_of(*gpu_events_.front());
+    const long device = args.contains("device") && args["device"].is_number_integer() ? args["device"].get<long>() : 0;
     for (const json& p : *props)
       if (p.is_object() && p.contains("id") && p["id"].is_number_integer() && p["id"].get<long>() == device)
         return text_of(p, "name");

@@ -23,13 +23,6 @@ CollectiveKind program_kind(TraceCollectiveKind k) {
   return CollectiveKind::all_reduce;
 }
 
-std::vector<StepCollective> in_start_order(std::vector<StepCollective> c) {
-  std::stable_sort(c.begin(), c.end(), [](const StepCollective& a, const StepCollective& b) {
-    return a.start_us < b.start_us;
-  });
-  return c;
-}
-
 void check_same_sequence(const std::vector<RankStep>& ranks, const std::vector<std::vector<StepCollective>>& seqs) {
   for (size_t r = 1; r < ranks.size(); ++r) {
     bool same = seqs[r].size() == seqs[0].size();
@@ -47,7 +40,7 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
   ReplayProgram out;
   if (ranks.empty()) return out;
   std::vector<std::vector<StepCollective>> seqs;
-  for (const RankStep& r : ranks) seqs.push_back(in_start_order(r.collectives));
+  for (const RankStep& r : ranks) seqs.push_back(collectives_in_start_order(r));
   check_same_sequence(ranks, seqs);
 
   CommGroup group{"traced", {}};
@@ -75,13 +68,9 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
   out.assumed.push_back(fmt::format("every collective over all {} ranks, blocking the compute after it",
                                     ranks.size()));
 
-  double earliest = ranks[0].step_start_us, first_end = earliest + ranks[0].step_s * 1e6, latest = earliest;
-  for (const RankStep& r : ranks) {
-    earliest = std::min(earliest, r.step_start_us);
-    latest = std::max(latest, r.step_start_us);
-    first_end = std::min(first_end, r.step_start_us + r.step_s * 1e6);
-  }
-  const bool shared_clock = latest < first_end;
+  double earliest = ranks[0].step_start_us;
+  for (const RankStep& r : ranks) earliest = std::min(earliest, r.step_start_us);
+  const bool shared_clock = share_a_clock(ranks);
   if (!shared_clock)
     out.assumed.push_back("the ranks' steps do not overlap in time (no shared clock): each starts at its own");
   for (size_t r = 0; r < ranks.size(); ++r) {

@@ -50,6 +50,30 @@ int RankStep::unknown_sizes() const {
                            [](const StepCollective& c) { return c.collective.size_source == SizeSource::unknown; }));
 }
 
+std::vector<StepCollective> collectives_in_start_order(const RankStep& rank) {
+  std::vector<StepCollective> c = rank.collectives;
+  std::stable_sort(c.begin(), c.end(), [](const StepCollective& a, const StepCollective& b) {
+    return a.start_us < b.start_us;
+  });
+  return c;
+}
+
+bool share_a_clock(const std::vector<RankStep>& ranks) {
+  if (ranks.empty()) return false;
+  double latest_start = ranks[0].step_start_us, first_end = latest_start + ranks[0].step_s * 1e6;
+  for (const RankStep& r : ranks) {
+    latest_start = std::max(latest_start, r.step_start_us);
+    first_end = std::min(first_end, r.step_start_us + r.step_s * 1e6);
+  }
+  return latest_start < first_end;
+}
+
+double slowest_step_s(const std::vector<RankStep>& ranks) {
+  double slowest = 0;
+  for (const RankStep& r : ranks) slowest = std::max(slowest, r.step_s);
+  return slowest;
+}
+
 std::vector<std::string> step_names(const KinetoTrace& trace) {
   std::vector<std::string> names;
   for (const TraceStep& s : trace.steps) names.push_back(s.name);

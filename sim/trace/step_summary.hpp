@@ -33,6 +33,16 @@ struct RankStep {
   int unknown_sizes() const;
 };
 
+// A rank's collectives in the order their kernels started.
+std::vector<StepCollective> collectives_in_start_order(const RankStep& rank);
+
+// Whether the ranks' steps overlap in time: their traces then share a clock (one host, or clocks in
+// step), and when each began its step can be compared.
+bool share_a_clock(const std::vector<RankStep>& ranks);
+
+// The longest step annotation of `ranks`: the step as measured (0 for none).
+double slowest_step_s(const std::vector<RankStep>& ranks);
+
 // The names of the trace's steps ("ProfilerStep#4", ...), in time order.
 std::vector<std::string> step_names(const KinetoTrace& trace);
 
