@@ -12,7 +12,9 @@
 #include "flag_values.hpp"
 #include "input_error.hpp"
 #include "size_limits.hpp"
+#include "et_pairing.hpp"
 #include "step_summary.hpp"
+#include "trace_files.hpp"
 #include "trace_replay.hpp"
 
 namespace dtsim {
@@ -21,14 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-bool is_trace_name(const fs::path& p) {
-  const std::string name = p.filename().string();
-  const auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends_with(".json") || ends_with(".json.gz");
-}
 
 // The files named, a folder standing for its *.json and *.json.gz files in name order.
 std::vector<fs::path> trace_files(const std::vector<std::string>& paths) {
@@ -42,8 +36,9 @@ std::vector<fs::path> trace_files(const std::vector<std::string>& paths) {
     }
     std::vector<fs::path> in_folder;
     for (const fs::directory_entry& e : fs::directory_iterator(p, ec))
-      if (e.is_regular_file() && is_trace_name(e.path())) in_folder.push_back(e.path());
-    if (in_folder.empty()) throw InputError({p, 0, "", "a folder holding *.json or *.json.gz traces", "none"});
+      if (e.is_regular_file() && is_trace_file_name(e.path())) in_folder.push_back(e.path());
+    if (in_folder.empty())
+      throw InputError({p, 0, "", "a folder holding *.json or *.json.gz traces", "none"});
     std::sort(in_folder.begin(), in_folder.end());
     files.insert(files.end(), in_folder.begin(), in_folder.end());
   }
@@ -55,10 +50,12 @@ std::string step_name(const std::string& flag) {
   return flag.find_first_not_of("0123456789") == std::string::npos ? "ProfilerStep#" + flag : flag;
 }
 
-std::string bytes_text(const StepCollective& c) {
-  if (c.collective.size_source == SizeSource::unknown) return "size unknown";
-  return fmt::format("{:.0f} B ({})", c.collective.bytes, to_string(c.collective.size_source));
+std::string bytes_text(const TraceCollective& c) {
+  if (c.size_source == SizeSource::unknown) return "size unknown";
+  return fmt::format("{:.0f} B ({})", c.bytes, to_string(c.size_source));
 }
+
+std::string group_text(const TraceCollective& c) { return c.group_size > 0 ? std::to_string(c.group_size) : "?"; }
 
 void print(const std::vector<RankStep>& ranks, int world_size, const std::vector<CriticalCollective>& path) {
   const RankStep& first = ranks.front();
@@ -74,15 +71,18 @@ void print(const std::vector<RankStep>& ranks, int world_size, const std::vector
                              1e3 * r.gpu_span_s, 1e3 * r.compute_s, 1e3 * r.collective_s,
                              1e3 * r.exposed_collective_s, r.kernels, r.collectives.size());
   }
-  std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n",
-                           1e3 * slowest_step_s(ranks), first.step);
+  if (first.times_recorded)
+    std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n",
+                             1e3 * slowest_step_s(ranks), first.step);
+  else
+    std::cout << fmt::format("measured step  not recorded: the trace has durations, no start times; its GPU work "
+                             "laid end to end takes {:.3f} ms\n",
+                             1e3 * slowest_step_s(ranks));
   std::cout << fmt::format("collectives of rank {} (kind, input bytes, where the size came from, kernel µs):\n",
-                           first.rank);
+                           first.rank < 0 ? std::string("?") : std::to_string(first.rank));
   for (const StepCollective& c : first.collectives)
     std::cout << fmt::format("  {:<15} {:<32} group {:<4} stream {:<5} {:>10.1f}\n", to_string(c.collective.kind),
-                             bytes_text(c),
-                             c.collective.group_size > 0 ? std::to_string(c.collective.group_size) : "?", c.stream,
-                             c.duration_us);
+                             bytes_text(c.collective), group_text(c.collective), c.stream, c.duration_us);
   if (!path.empty()) {
     std::cout << "critical path  (as recorded: the rank each collective waited for, its work before it, the "
                  "first-to-last start spread)\n";
@@ -97,23 +97,28 @@ void print(const std::vector<RankStep>& ranks, int world_size, const std::vector
   for (const RankStep& r : ranks) unknown += r.unknown_sizes();
   if (unknown > 0)
     std::cout << fmt::format("assumed        {} collective{} without a recorded size (a TensorList's dims are not "
-                             "in Kineto traces before PyTorch 2.3): the matched PyTorch ET has them\n",
+                             "in Kineto traces before PyTorch 2.3): give the ranks' PyTorch ETs too\n",
                              unknown, unknown == 1 ? "" : "s");
+}
+
+json collective_json(const TraceCollective& c) {
+  return {{"kind", to_string(c.kind)},
+          {"bytes", c.size_source == SizeSource::unknown ? json(nullptr) : json(c.bytes)},
+          {"size_source", to_string(c.size_source)},
+          {"group_size", c.group_size > 0 ? json(c.group_size) : json(nullptr)},
+          {"process_group", c.process_group}};
 }
 
 json to_json(const std::vector<RankStep>& ranks) {
   json out = json::array();
   for (const RankStep& r : ranks) {
     json collectives = json::array();
-    for (const StepCollective& c : r.collectives)
-      collectives.push_back({{"kind", to_string(c.collective.kind)},
-                             {"bytes", c.collective.size_source == SizeSource::unknown ? json(nullptr)
-                                                                                       : json(c.collective.bytes)},
-                             {"size_source", to_string(c.collective.size_source)},
-                             {"group_size", c.collective.group_size > 0 ? json(c.collective.group_size) : json(nullptr)},
-                             {"process_group", c.collective.process_group},
-                             {"stream", c.stream},
-                             {"kernel_us", c.duration_us}});
+    for (const StepCollective& c : r.collectives) {
+      json one = collective_json(c.collective);
+      one["stream"] = c.stream;
+      one["kernel_us"] = c.duration_us;
+      collectives.push_back(one);
+    }
     out.push_back({{"file", r.file},
                    {"rank", r.rank >= 0 ? json(r.rank) : json(nullptr)},
                    {"gpu", r.gpu_name},
@@ -141,16 +146,22 @@ std::optional<StragglerEvent> straggler_flag(const std::string& text, int ranks)
   return e;
 }
 
-void print_replay(const TraceReplay& r, bool scaled) {
-  std::cout << fmt::format("\nreplay         {} ranks on {} node{} of {} ({})\n", r.simulated_ranks, r.nodes,
-                           r.nodes == 1 ? "" : "s", r.topology_file.filename().string(), r.topology_reason);
-  if (scaled) {
-    std::cout << fmt::format("step           {:.3f} ms scaled out (measured {:.3f} ms on {} ranks), {:.3f} ms in "
-                             "collectives per rank on average\n",
-                             1e3 * r.replayed_step_s, 1e3 * r.measured_step_s, r.ranks.size(),
-                             1e3 * r.mean_replayed_communication_s);
-    std::cout << "measured       the time between collectives of each traced rank, as recorded\n"
-                 "modelled       the collectives on this fabric, and the waiting for late ranks\n";
+void print_replay(const TraceReplay& r, bool scaled, bool times_recorded) {
+  std::cout << fmt::format("\nreplay         {} rank{} on {} node{} of {} ({})\n", r.simulated_ranks,
+                           r.simulated_ranks == 1 ? "" : "s", r.nodes, r.nodes == 1 ? "" : "s",
+                           r.topology_file.filename().string(), r.topology_reason);
+  if (r.simulated_ranks == 1)
+    std::cout << "assumed        one rank, as the trace records no world size: its collectives move nothing (give "
+                 "--ranks N)\n";
+  if (scaled || !times_recorded) {
+    std::cout << fmt::format("step           {:.3f} ms{} ({} {:.3f} ms on {} rank{}), {:.3f} ms in collectives per "
+                             "rank on average\n",
+                             1e3 * r.replayed_step_s, scaled ? " scaled out" : "",
+                             times_recorded ? "measured" : "GPU work end to end", 1e3 * r.measured_step_s,
+                             r.ranks.size(), r.ranks.size() == 1 ? "" : "s", 1e3 * r.mean_replayed_communication_s);
+    std::cout << (times_recorded ? "measured       the time between collectives of each traced rank, as recorded\n"
+                                 : "measured       the GPU nodes' durations between collectives, summed\n")
+              << "modelled       the collectives on this fabric, and the waiting for late ranks\n";
     for (const std::string& a : r.assumed) std::cout << "assumed        " << a << "\n";
     return;
   }
@@ -177,11 +188,87 @@ json replay_json(const TraceReplay& r) {
           {"ranks", ranks}, {"assumed", r.assumed}};
 }
 
+// Execution traces alone: their collectives, nothing to replay (an ET holds no times).
+int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptions& o) {
+  json out = {{"measured_step_s", nullptr}, {"execution_traces", json::array()}};
+  std::cout << fmt::format("import         {} PyTorch execution trace{}: host-side, without GPU times, so nothing "
+                           "to replay (give the ranks' Kineto traces with them)\n",
+                           ets.size(), ets.size() == 1 ? "" : "s");
+  for (const PyTorchEt& et : ets) {
+    std::cout << fmt::format("rank {:<3} {} (schema {}, world size {})\n", et.rank < 0 ? "?" : std::to_string(et.rank),
+                             et.file.filename().string(), et.schema,
+                             et.world_size > 0 ? std::to_string(et.world_size) : "unrecorded");
+    json steps = json::array();
+    for (const EtStep& step : et.steps) {
+      if (!o.step.empty() && step.name != step_name(o.step)) continue;
+      std::cout << fmt::format("  {} ({} collectives)\n", step.name.empty() ? "the whole trace" : step.name,
+                               step.collectives.size());
+      json collectives = json::array();
+      for (const TraceCollective& c : step.collectives) {
+        std::cout << fmt::format("    {:<15} {:<28} group {:<4} process group {}\n", to_string(c.kind),
+                                 bytes_text(c), group_text(c), c.process_group.empty() ? "?" : c.process_group);
+        collectives.push_back(collective_json(c));
+      }
+      steps.push_back({{"name", step.name}, {"collectives", collectives}});
+    }
+    out["execution_traces"].push_back({{"file", et.file.string()},
+                                       {"rank", et.rank >= 0 ? json(et.rank) : json(nullptr)},
+                                       {"schema", et.schema},
+                                       {"world_size", et.world_size > 0 ? json(et.world_size) : json(nullptr)},
+                                       {"steps", steps}});
+  }
+  if (!o.json_file.empty()) write_announced_output("--json", o.json_file, out.dump(2) + "\n");
+  return 0;
+}
+
+// The ET of the step's rank (the only one, when one trace of each was given).
+const PyTorchEt* execution_trace_of(const RankStep& step, const std::vector<PyTorchEt>& ets, size_t timed) {
+  for (const PyTorchEt& et : ets)
+    if (et.rank == step.rank) return &et;
+  return ets.size() == 1 && timed == 1 ? &ets.front() : nullptr;
+}
+
+struct RankPairing {
+  int rank = -1;
+  fs::path file;
+  EtPairing pairing;
+};
+
+// Fills the steps' missing sizes and groups from the ranks' ETs.
+std::vector<RankPairing> pair_execution_traces(std::vector<RankStep>& ranks, const std::vector<PyTorchEt>& ets) {
+  std::vector<RankPairing> out;
+  for (RankStep& r : ranks) {
+    const PyTorchEt* et = execution_trace_of(r, ets, ranks.size());
+    if (!et) continue;
+    out.push_back({r.rank, et->file, fill_from_execution_trace(r, *et)});
+  }
+  return out;
+}
+
+json print_pairings(const std::vector<RankPairing>& pairings) {
+  json out = json::array();
+  for (const auto& [rank, file, p] : pairings) {
+    if (p.unpaired.empty())
+      std::cout << fmt::format("PyTorch ET     rank {}: {} collective sizes taken from {}, {} agree with the "
+                               "profiler trace's, {} differ (the profiler trace's kept)\n",
+                               rank, p.filled, file.filename().string(), p.agreed, p.differed);
+    else
+      std::cout << fmt::format("PyTorch ET     rank {}: {} not used: {}\n", rank, file.filename().string(),
+                               p.unpaired);
+    out.push_back({{"rank", rank}, {"file", file.string()}, {"filled", p.filled}, {"agreed", p.agreed},
+                   {"differed", p.differed}, {"unpaired", p.unpaired}});
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_import_options(CLI::App& command, ImportOptions& o, const std::string& topologies_dir) {
   o.topologies_dir = topologies_dir;
-  command.add_option("paths", o.paths, "PyTorch profiler (Kineto) traces, one per rank, gzipped or not; or a folder")
+  command
+      .add_option("paths", o.paths,
+                  "PyTorch profiler (Kineto) traces, one per rank, gzipped or not, and the ranks' PyTorch execution "
+                  "traces if any; or folders of them")
       ->required();
   command.add_option("--step", o.step, "the profiler step: N or ProfilerStep#N (default: the latest all traces have)");
   command.add_option("--json", o.json_file, "also write the steps as JSON to this file");
@@ -189,13 +276,15 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_flag("!--no-replay", o.replay, "only read the traces, do not replay the step");
   command.add_option("--ranks", o.ranks,
                      "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
-  command.add_option("--straggler", o.straggler, "RANK:SLOWDOWN, e.g. 3:1.5: also replay with that rank's compute slower");
+  command.add_option("--straggler", o.straggler,
+                     "RANK:SLOWDOWN, e.g. 3:1.5: also replay with that rank's compute slower");
 }
 
 int run_import_command(const ImportOptions& o) {
   check_output_path("--json", o.json_file);
-  std::vector<KinetoTrace> traces;
-  for (const fs::path& file : trace_files(o.paths)) traces.push_back(read_kineto_trace(file));
+  const TraceFiles files = read_trace_files(trace_files(o.paths));
+  if (files.timed.empty()) return report_execution_traces(files.execution_traces, o);
+  const std::vector<KinetoTrace>& traces = files.timed;
   const std::string step = o.step.empty() ? common_step(traces) : step_name(o.step);
   std::vector<RankStep> ranks;
   int world_size = 0;
@@ -203,24 +292,28 @@ int run_import_command(const ImportOptions& o) {
     ranks.push_back(summarize_step(t, step));
     world_size = std::max(world_size, t.world_size);
   }
+  for (const PyTorchEt& et : files.execution_traces) world_size = std::max(world_size, et.world_size);
   std::stable_sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  const std::vector<RankPairing> pairings = pair_execution_traces(ranks, files.execution_traces);
   const int traced = std::max(world_size, int(ranks.size()));
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   const std::vector<CriticalCollective> path = critical_path(ranks);
   print(ranks, world_size, path);
+  const json pairing = print_pairings(pairings);
   json out = {{"step", step},
               {"world_size", world_size},
-              {"measured_step_s", slowest_step_s(ranks)},
+              {"measured_step_s", ranks.front().times_recorded ? json(slowest_step_s(ranks)) : json(nullptr)},
               {"ranks", to_json(ranks)}};
   json path_json = json::array();
   for (const CriticalCollective& c : path)
     path_json.push_back({{"kind", to_string(c.kind)}, {"bytes", c.bytes}, {"last_rank", c.last_rank},
                     {"work_before_s", c.gap_before_s}, {"spread_s", c.spread_s}, {"duration_s", c.duration_s}});
   out["critical_path"] = path_json;
+  if (!files.execution_traces.empty()) out["execution_trace_pairing"] = pairing;
   if (o.replay) {
     const TraceReplay replay = replay_steps(ranks, scaled, o.topology, o.topologies_dir);
-    print_replay(replay, scaled > traced);
+    print_replay(replay, scaled > traced, ranks.front().times_recorded);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
     if (straggler) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dtsim needs, if any is missing.
 #   scripts/install-deps.sh run   what `dtsim run` needs: compiler, CMake, SimGrid, yaml-cpp,
-#                                 nlohmann-json, CLI11, fmt, Boost.Graph (scripts/run.sh)
+#                                 nlohmann-json, CLI11, fmt, Boost.Graph, zlib and protobuf (traces)
+#                                 (scripts/run.sh)
 #   scripts/install-deps.sh       all of it (scripts/test.sh): the above, GoogleTest, and Qt 6 for
 #                                 the sweep charts (plot/: Gui, Svg, a font) and dtsim-gui (gui/:
 #                                 Widgets, Charts, and the OpenGL module Qt 6 Charts' CMake package needs)
@@ -11,7 +12,7 @@
 # toolkit. tools/gui-screenshots.sh installs Xvfb itself.
 set -euo pipefail
 run_packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-              libfmt-dev libboost-graph-dev zlib1g-dev)
+              libfmt-dev libboost-graph-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
 test_packages=(libgtest-dev libgmock-dev
                qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core)
 case "${1:-all}" in

@@ -6,7 +6,7 @@ namespace dtsim {
 
 std::vector<CriticalCollective> critical_path(const std::vector<RankStep>& ranks) {
   std::vector<CriticalCollective> out;
-  if (!share_a_clock(ranks)) return out;  // also when there are none
+  if (ranks.size() < 2 || !ranks[0].times_recorded || !share_a_clock(ranks)) return out;
   std::vector<std::vector<StepCollective>> seqs;
   for (const RankStep& r : ranks) {
     seqs.push_back(collectives_in_start_order(r));

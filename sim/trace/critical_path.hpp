@@ -21,7 +21,8 @@ struct CriticalCollective {
   double duration_s = 0;       // from the last start to the latest end
 };
 
-// Empty when the ranks do not share a clock or recorded different sequences of collectives.
+// Empty for fewer than two ranks (one waits for no other), ranks that do not share a clock or
+// recorded different sequences of collectives, and traces without start times.
 std::vector<CriticalCollective> critical_path(const std::vector<RankStep>& ranks);
 
 }  // namespace dtsim

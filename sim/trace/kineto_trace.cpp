@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "gzip_input.hpp"
 #include "input_error.hpp"
 #include "json_input.hpp"
 #include "size_limits.hpp"
+#include "trace_json.hpp"
 
 namespace dtsim {
 
@@ -33,13 +33,10 @@ class Reader {
   explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
 
   KinetoTrace read() {
-    const std::string text = read_maybe_gzipped(file_);
-    json root;
-    try {
-      root = json::parse(text);
-    } catch (const json::parse_error& e) {
-      fail("", "Kineto trace JSON", fmt::format("a JSON syntax error at byte {}", e.byte));
-    }
+    return read(read_trace_json(file_, "Kineto trace JSON"));
+  }
+
+  KinetoTrace read(const json& root) {
     if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array())
       fail("traceEvents", "a JSON object with a traceEvents list (a PyTorch profiler trace)", describe_json(root));
     KinetoTrace trace;
@@ -248,11 +245,19 @@ const char* to_string(SizeSource s) {
   switch (s) {
     case SizeSource::kernel_args: return "kernel args";
     case SizeSource::launching_op: return "launching op";
+    case SizeSource::execution_trace: return "PyTorch ET";
+    case SizeSource::chakra_node: return "Chakra node";
     case SizeSource::unknown: return "unknown";
   }
   return "?";
 }
 
 KinetoTrace read_kineto_trace(const std::filesystem::path& file) { return Reader(file).read(); }
+
+bool is_kineto_trace(const nlohmann::json& root) { return root.is_object() && root.contains("traceEvents"); }
+
+KinetoTrace kineto_trace_from_json(const std::filesystem::path& file, const nlohmann::json& root) {
+  return Reader(file).read(root);
+}
 
 }  // namespace dtsim

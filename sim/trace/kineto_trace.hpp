@@ -14,6 +14,7 @@
 // correlation id: the runtime launch event with that correlation, then the innermost
 // record_param_comms or "nccl:*" annotation on the same thread around the launch.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,7 +30,9 @@ struct TraceStep {
 };
 
 // Where a collective's bytes came from.
-enum class SizeSource { kernel_args, launching_op, unknown };
+// execution_trace: from the rank's PyTorch ET of the same run (pytorch_et.hpp, et_pairing.hpp);
+// chakra_node: a Chakra node's comm_size (chakra_trace.hpp).
+enum class SizeSource { kernel_args, launching_op, execution_trace, chakra_node, unknown };
 const char* to_string(SizeSource s);
 
 struct TraceCollective {
@@ -59,10 +62,17 @@ struct KinetoTrace {
   std::string gpu_name;           // deviceProperties of the device the GPU events ran on
   std::vector<TraceStep> steps;   // in time order
   std::vector<GpuActivity> gpu;   // in time order
+  // False where the file has durations but no start times (a Chakra .et): the GPU work was laid
+  // end to end, and its steps' lengths are not measurements.
+  bool times_recorded = true;
 };
 
 // Throws InputError naming the file for what is not a Kineto trace (not JSON, no traceEvents,
 // an event without the fields its kind needs).
 KinetoTrace read_kineto_trace(const std::filesystem::path& file);
+
+// Whether a parsed trace file is a Kineto trace (has traceEvents), and reading one already parsed.
+bool is_kineto_trace(const nlohmann::json& root);
+KinetoTrace kineto_trace_from_json(const std::filesystem::path& file, const nlohmann::json& root);
 
 }  // namespace dtsim

@@ -67,6 +67,8 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
   if (reduces > 0) out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
   out.assumed.push_back(fmt::format("every collective over all {} ranks, blocking the compute after it",
                                     ranks.size()));
+  if (!ranks[0].times_recorded)
+    out.assumed.push_back("the GPU work laid end to end in launch order (the trace has durations, no start times)");
 
   double earliest = ranks[0].step_start_us;
   for (const RankStep& r : ranks) earliest = std::min(earliest, r.step_start_us);

@@ -95,6 +95,7 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
   r.step = step;
   r.step_start_us = s->start_us;
   r.step_s = s->duration_us * 1e-6;
+  r.times_recorded = trace.times_recorded;
   std::vector<Interval> compute, collective;
   double first = std::numeric_limits<double>::infinity(), last = -first;
   for (const GpuActivity& a : trace.gpu) {

@@ -24,6 +24,7 @@ struct RankStep {
   std::string step;        // "ProfilerStep#5"
   double step_start_us = 0;  // the annotation's start, on the trace's clock
   double step_s = 0;       // the annotation's duration: the step as recorded
+  bool times_recorded = true;  // false: step_s is the GPU work laid end to end (KinetoTrace)
   double gpu_span_s = 0;   // first start to last end of the step's GPU work
   double compute_s = 0;    // union of the step's kernels that are not NCCL's, copies and memsets
   double collective_s = 0; // union of its NCCL kernels
