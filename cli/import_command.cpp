@@ -13,6 +13,7 @@
 #include "input_error.hpp"
 #include "size_limits.hpp"
 #include "et_pairing.hpp"
+#include "gpu_change.hpp"
 #include "step_summary.hpp"
 #include "trace_files.hpp"
 #include "trace_replay.hpp"
@@ -261,6 +262,43 @@ json print_pairings(const std::vector<RankPairing>& pairings) {
   return out;
 }
 
+// The node the target GPU comes in, or the --topology given; an InputError when there is neither.
+fs::path gpu_topology(const GpuChange& change, const ImportOptions& o) {
+  const fs::path usual = topology_for_gpu_name(change.target->display_name, o.topologies_dir);
+  if (!usual.empty()) return usual;
+  if (!o.topology.empty()) return o.topology;
+  throw InputError({"<command line>", 0, "--topology",
+                    "a topology for " + change.target->id + " (dtsim knows no usual node for it)", "none"});
+}
+
+json replay_on_gpu(const std::vector<RankStep>& ranks, int scaled, const TraceReplay& base, const GpuChange& change,
+                   const fs::path& topology, const ImportOptions& o) {
+  const TraceReplay moved = replay_steps(ranks, scaled, topology, o.topologies_dir, {}, change.scale);
+  std::cout << fmt::format("what-if        on {} ({}): step {:.3f} ms ({:+.1f}% against the replay)\n",
+                           change.target->display_name, topology.filename().string(), 1e3 * moved.replayed_step_s,
+                           100 * (moved.replayed_step_s / base.replayed_step_s - 1));
+  const std::array<double, kKernelClassCount> time_s = kernel_time_by_class_s(ranks);
+  double total_s = 0;
+  for (double t : time_s) total_s += t;
+  std::string factors, shares;
+  json scale = json::object(), kernel_time = json::object();
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    const auto k = KernelClass(c);
+    factors += fmt::format("{}x{:.3g} {}", c == 0 ? "" : ", ", change.scale[k], to_string(k));
+    shares += fmt::format("{}{:.0f}% {}", c == 0 ? "" : ", ", total_s > 0 ? 100 * time_s[size_t(c)] / total_s : 0,
+                          to_string(k));
+    scale[to_string(k)] = change.scale[k];
+    kernel_time[to_string(k)] = time_s[size_t(c)];
+  }
+  std::cout << fmt::format("               kernel time on it against {}: {} ({})\n", change.recorded->display_name,
+                           factors, change.efficiency_source);
+  std::cout << fmt::format("               the traced ranks' kernels, {:.3f} ms: {}; idle and host time as recorded\n",
+                           1e3 * total_s, shares);
+  return {{"gpu", change.target->id}, {"recorded_gpu", change.recorded->id}, {"topology", topology.string()},
+          {"efficiency_source", change.efficiency_source}, {"time_scale", scale}, {"kernel_time_s", kernel_time},
+          {"replayed_step_s", moved.replayed_step_s}};
+}
+
 }  // namespace
 
 void add_import_options(CLI::App& command, ImportOptions& o, const std::string& topologies_dir) {
@@ -278,6 +316,12 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
                      "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
   command.add_option("--straggler", o.straggler,
                      "RANK:SLOWDOWN, e.g. 3:1.5: also replay with that rank's compute slower");
+  command.add_option("--gpu", o.gpu,
+                     "a GPU (dtsim's device id, e.g. h100-sxm): also replay with the kernels as on it, on its "
+                     "usual node");
+  command.add_option("--calibration", o.calibration,
+                     "with --gpu: a calibration measured on that GPU (default: datasheet peaks and default "
+                     "efficiencies)");
 }
 
 int run_import_command(const ImportOptions& o) {
@@ -298,6 +342,10 @@ int run_import_command(const ImportOptions& o) {
   const int traced = std::max(world_size, int(ranks.size()));
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
+  if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
+  std::optional<GpuChange> change;
+  if (!o.gpu.empty() && o.replay) change = gpu_change(ranks.front().gpu_name, o.gpu, o.calibration);
+  const fs::path moved_topology = change ? gpu_topology(*change, o) : fs::path();
   const std::vector<CriticalCollective> path = critical_path(ranks);
   print(ranks, world_size, path);
   const json pairing = print_pairings(pairings);
@@ -325,6 +373,7 @@ int run_import_command(const ImportOptions& o) {
                         {"slowdown", straggler->slowdown},
                         {"replayed_step_s", slowed.replayed_step_s}};
     }
+    if (change) out["gpu_what_if"] = replay_on_gpu(ranks, scaled, replay, *change, moved_topology, o);
   }
   if (!o.json_file.empty()) write_announced_output("--json", o.json_file, out.dump(2) + "\n");
   return 0;

@@ -19,6 +19,8 @@ struct ImportOptions {
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
   std::string ranks;           // scale out to this many data-parallel ranks; empty: the world size
   std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
+  std::string gpu;             // a device id: also replay with the kernels as on that GPU, on its usual node
+  std::string calibration;     // a calibration measured on that GPU (its efficiencies); empty: the defaults
   std::string topologies_dir;  // where the usual nodes' files are
   bool replay = true;          // --no-replay: only read the traces
 };

@@ -18,7 +18,7 @@ constexpr double kGpuSpeedFlops = 1e12;  // compute tasks are given in seconds; 
 
 std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir) {
   const auto has = [&](const char* part) { return gpu_name.find(part) != std::string::npos; };
-  if (has("V100-SXM2")) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
+  if (has("V100-SXM2") || has("V100 SXM2")) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
   if (has("A100")) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
   if (has("H100")) return topologies_dir / "dgx-h100-ndr-fattree.yaml";
   if (has("H200")) return topologies_dir / "hgx-h200-ndr-rail.yaml";
@@ -26,7 +26,8 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
 }
 
 TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events) {
+                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events,
+                         const KernelTimeScale& scale) {
   TraceReplay out;
   if (traced.empty()) return out;
   std::vector<RankStep> ranks = traced;
@@ -54,7 +55,7 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
   out.nodes = count / topology.node.gpus;
   out.simulated_ranks = count;
 
-  ReplayProgram program = replay_program(ranks);
+  ReplayProgram program = replay_program(ranks, scale);
   out.assumed = program.assumed;
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),

@@ -32,7 +32,8 @@ struct TraceReplay {
 };
 
 // The stock topology of the node a GPU (as CUDA names it: "Tesla V100-SXM2-32GB", "NVIDIA
-// A100-SXM4-80GB") comes in, from `topologies_dir`; empty when dtsim knows no such node.
+// A100-SXM4-80GB", or as device_spec.hpp does: "NVIDIA H100 SXM5 80GB") comes in, from
+// `topologies_dir`; empty when dtsim knows no such node.
 std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir);
 
 // `topology_file` empty: the GPU's usual node (an InputError when there is none). `ranks` in rank
@@ -44,7 +45,9 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
 // `events`: what-if events on the replay (a straggler rank, a slow link), as a scenario's, their
 // times from the earliest rank's step start; a straggler's from its own rank's. A straggler slows
 // its rank's replayed compute, which is everything between its collectives (GPU and host time).
+// `scale`: the kernels as on another GPU (gpu_change.hpp; replay_program.hpp says how).
 TraceReplay replay_steps(const std::vector<RankStep>& ranks, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events = {});
+                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events = {},
+                         const KernelTimeScale& scale = {});
 
 }  // namespace dtsim

@@ -199,6 +199,8 @@ std::optional<std::string> device_id_of_name(const std::string& driver_name) {
   if (has("h200")) return "h200-sxm";
   if (has("b200")) return "b200";
   if (has("a100")) return has("40gb") ? "a100-40gb-sxm" : "a100-80gb-sxm";
+  if (has("v100") && has("sxm2")) return has("32gb") ? "v100-sxm2-32gb" : "v100-sxm2-16gb";
+  if (has("p100") && has("sxm2")) return "p100-sxm2-16gb";
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "input_error.hpp"
+#include "intervals.hpp"
 
 namespace dtsim {
 
@@ -34,9 +35,29 @@ void check_same_sequence(const std::vector<RankStep>& ranks, const std::vector<s
   }
 }
 
+// The length of [from_us, to_us) of `rank` with its kernels' busy time scaled: the union of the
+// kernels in it runs `scale` times as long, weighted by their classes' time; idle and host time
+// between kernels is kept.
+double scaled_length(const RankStep& rank, double from_us, double to_us, const KernelTimeScale& scale) {
+  const double length = to_us - from_us;
+  if (scale.is_identity()) return length;
+  std::vector<Interval> busy;
+  double weighted = 0, total = 0;
+  for (const StepKernel& k : rank.compute_kernels) {
+    const double a = std::max(k.start_us, from_us), b = std::min(k.end_us(), to_us);
+    if (b <= a) continue;
+    busy.push_back({a, b});
+    weighted += (b - a) * scale[k.kind];
+    total += b - a;
+  }
+  if (total <= 0) return length;
+  const double union_us = union_length(busy);
+  return length - union_us + union_us * weighted / total;
+}
+
 }  // namespace
 
-ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
+ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale) {
   ReplayProgram out;
   if (ranks.empty()) return out;
   std::vector<std::vector<StepCollective>> seqs;
@@ -64,9 +85,12 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
   if (unknown > 0)
     out.assumed.push_back(fmt::format("{} collective{} of unrecorded size replayed as 0 bytes (latency only)", unknown,
                                       unknown == 1 ? "" : "s"));
-  if (reduces > 0) out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
+  if (reduces > 0)
+    out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
   out.assumed.push_back(fmt::format("every collective over all {} ranks, blocking the compute after it",
                                     ranks.size()));
+  if (!scale.is_identity())
+    out.assumed.push_back("kernel time between collectives scaled by its class; idle and host time kept");
   if (!ranks[0].times_recorded)
     out.assumed.push_back("the GPU work laid end to end in launch order (the trace has durations, no start times)");
 
@@ -81,7 +105,8 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks) {
     out.start_offset_s.push_back((ranks[r].step_start_us - start_us) * 1e-6);
     double t = start_us;
     const auto compute_until = [&](double until_us) {
-      if (until_us > t) tasks.push_back({.kind = TaskKind::compute, .compute_s = (until_us - t) * 1e-6});
+      if (until_us > t)
+        tasks.push_back({.kind = TaskKind::compute, .compute_s = scaled_length(ranks[r], t, until_us, scale) * 1e-6});
       t = std::max(t, until_us);
     };
     for (size_t i = 0; i < seqs[r].size(); ++i) {

@@ -27,7 +27,10 @@ struct ReplayProgram {
 };
 
 // `ranks` in rank order. Throws InputError (naming the first trace) when the ranks did not record
-// the same sequence of collectives (count and kinds), which a replay needs to pair them.
-ReplayProgram replay_program(const std::vector<RankStep>& ranks);
+// the same sequence of collectives (count and kinds), which a replay needs to pair them. `scale`:
+// the compute between collectives as on another GPU (sim/analysis/gpu_change): the union of the
+// kernels in it runs as much longer as its kernels' classes do, weighted by their time; idle and
+// host time between kernels is kept.
+ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale = {});
 
 }  // namespace dtsim

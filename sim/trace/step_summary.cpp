@@ -7,43 +7,9 @@
 #include <utility>
 
 #include "input_error.hpp"
+#include "intervals.hpp"
 
 namespace dtsim {
-
-namespace {
-
-using Interval = std::pair<double, double>;
-
-// Total length of the union of intervals.
-double union_length(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  double total = 0, end = -std::numeric_limits<double>::infinity();
-  for (const auto& [a, b] : intervals) {
-    if (b <= end) continue;
-    total += b - std::max(a, end);
-    end = b;
-  }
-  return total;
-}
-
-// Length of `x` not covered by the (sorted, merged) `cover`.
-double uncovered_length(const Interval& x, const std::vector<Interval>& cover) {
-  double covered = 0;
-  for (const auto& [a, b] : cover) covered += std::max(0.0, std::min(b, x.second) - std::max(a, x.first));
-  return (x.second - x.first) - covered;
-}
-
-std::vector<Interval> merged(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  std::vector<Interval> out;
-  for (const Interval& i : intervals) {
-    if (!out.empty() && i.first <= out.back().second) out.back().second = std::max(out.back().second, i.second);
-    else out.push_back(i);
-  }
-  return out;
-}
-
-}  // namespace
 
 int RankStep::unknown_sizes() const {
   return int(std::count_if(collectives.begin(), collectives.end(),
@@ -81,7 +47,8 @@ std::vector<std::string> step_names(const KinetoTrace& trace) {
 }
 
 RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
-  const auto s = std::find_if(trace.steps.begin(), trace.steps.end(), [&](const TraceStep& x) { return x.name == step; });
+  const auto s =
+      std::find_if(trace.steps.begin(), trace.steps.end(), [&](const TraceStep& x) { return x.name == step; });
   if (s == trace.steps.end()) {
     std::string have;
     for (const TraceStep& x : trace.steps) have += (have.empty() ? "" : ", ") + x.name;
@@ -108,6 +75,7 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
       r.collectives.push_back({*a.collective, a.stream, a.start_us, a.duration_us});
     } else {
       compute.push_back({a.start_us, a.end_us()});
+      r.compute_kernels.push_back({a.start_us, a.duration_us, kernel_class(a.name, a.kind)});
     }
   }
   if (last > first) r.gpu_span_s = (last - first) * 1e-6;
@@ -125,7 +93,8 @@ std::string common_step(const std::vector<KinetoTrace>& traces) {
   std::vector<std::string> common = step_names(traces.front());
   for (const KinetoTrace& t : traces) {
     const std::vector<std::string> names = step_names(t);
-    std::erase_if(common, [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
+    std::erase_if(common,
+                  [&](const std::string& n) { return std::find(names.begin(), names.end(), n) == names.end(); });
   }
   if (common.empty())
     throw InputError({traces.front().file.string(), 0, "", "a ProfilerStep#N annotation that every trace has",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_class.hpp"
 #include "kineto_trace.hpp"
 
 namespace dtsim {
@@ -15,6 +16,13 @@ struct StepCollective {
   TraceCollective collective;
   long stream = 0;
   double start_us = 0, duration_us = 0;  // of its kernel
+};
+
+// A kernel, copy or memset of the step that is not a collective.
+struct StepKernel {
+  double start_us = 0, duration_us = 0;
+  KernelClass kind = KernelClass::memory_bound;
+  double end_us() const { return start_us + duration_us; }
 };
 
 struct RankStep {
@@ -31,6 +39,7 @@ struct RankStep {
   double exposed_collective_s = 0;  // NCCL kernel time during which no other GPU work ran
   int kernels = 0;
   std::vector<StepCollective> collectives;
+  std::vector<StepKernel> compute_kernels;  // in time order
   int unknown_sizes() const;
 };
 

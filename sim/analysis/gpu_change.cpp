@@ -1,0 +1,93 @@
+#include "gpu_change.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "calibration.hpp"
+#include "efficiency_defaults.hpp"
+#include "input_error.hpp"
+#include "measured_efficiency.hpp"
+
+namespace dtsim {
+
+namespace {
+
+// Fractions of peak: half- and fp32 matmuls of FLOP/s, memory-bound kernels of HBM bandwidth.
+struct ClassEfficiency {
+  double half = 0, fp32 = 0, memory = 0;
+};
+
+struct ClassRates {
+  double half_flops = 0, fp32_flops = 0, memory_Bps = 0;
+};
+
+ClassEfficiency default_class_efficiency() {
+  const EfficiencyTable d = default_efficiencies();
+  return {d[OperatorKind::gemm].compute, d[OperatorKind::gemm].compute, d[OperatorKind::elementwise].memory};
+}
+
+// A calibration's efficiency of a kind: its measured curve's at the largest size measured (a traced
+// kernel's size is not known), else its per-kind table's (format 1, or the defaults).
+double calibrated(const Calibration& c, Precision p, OperatorKind kind) {
+  const MeasuredEfficiencies measured = measured_efficiencies(c, p);
+  const EfficiencyCurve& curve = measured[kind];
+  if (!curve.empty()) return curve.at(std::numeric_limits<double>::max());
+  return measured_by_flops(kind) ? c.efficiencies[kind].compute : c.efficiencies[kind].memory;
+}
+
+ClassRates rates_of(const DeviceSpec& d, const ClassEfficiency& eff) {
+  // A GPU without half-precision units (K80) runs fp16 at its fp32 rate.
+  const double half = std::max({d.bf16_flops, d.fp16_flops, d.fp32_flops});
+  return {half * d.sustained_tensor_scale * eff.half, d.fp32_flops * d.sustained_tensor_scale * eff.fp32,
+          d.hbm_bw_Bps * eff.memory};
+}
+
+std::string device_list() {
+  std::string out;
+  for (const std::string& id : device_ids()) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+}  // namespace
+
+GpuChange gpu_change(const std::string& recorded_gpu_name, const std::string& target_id,
+                     const std::filesystem::path& target_calibration) {
+  GpuChange out;
+  const std::optional<std::string> recorded_id = device_id_of_name(recorded_gpu_name);
+  out.recorded = recorded_id ? find_device(*recorded_id) : nullptr;
+  if (!out.recorded)
+    throw InputError({"<command line>", 0, "--gpu", "a trace recorded on a GPU dtsim knows (" + device_list() + ")",
+                      "'" + (recorded_gpu_name.empty() ? std::string("unrecorded") : recorded_gpu_name) + "'"});
+  out.target = find_device(target_id);
+  if (!out.target) throw InputError({"<command line>", 0, "--gpu", "one of " + device_list(), "'" + target_id + "'"});
+  const ClassEfficiency defaults = default_class_efficiency();
+  ClassEfficiency target_eff = defaults;
+  out.efficiency_source = "datasheet peaks, default efficiencies";
+  if (!target_calibration.empty()) {
+    const Calibration c = load_calibration(target_calibration, default_efficiencies());
+    if (device_id_of_name(c.device) != target_id)
+      throw InputError({target_calibration.string(), 0, "device", "a calibration measured on " + target_id,
+                        "'" + c.device + "'"});
+    target_eff = {calibrated(c, Precision::bf16, OperatorKind::gemm),
+                  calibrated(c, Precision::fp32, OperatorKind::gemm),
+                  calibrated(c, Precision::bf16, OperatorKind::elementwise)};
+    out.efficiency_source = "efficiencies measured in " + target_calibration.string();
+  }
+  const ClassRates from = rates_of(*out.recorded, defaults), to = rates_of(*out.target, target_eff);
+  out.scale[KernelClass::half_matmul] = from.half_flops / to.half_flops;
+  out.scale[KernelClass::fp32_matmul] = from.fp32_flops / to.fp32_flops;
+  out.scale[KernelClass::memory_bound] = from.memory_Bps / to.memory_Bps;
+  out.scale[KernelClass::host_copy] = 1;
+  return out;
+}
+
+std::array<double, kKernelClassCount> kernel_time_by_class_s(const std::vector<RankStep>& ranks) {
+  std::array<double, kKernelClassCount> out{};
+  for (const RankStep& r : ranks)
+    for (const StepKernel& k : r.compute_kernels) out[size_t(k.kind)] += k.duration_us * 1e-6;
+  return out;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,101 @@
+// A recorded step carried to another GPU (sim/trace/kernel_class, sim/analysis/gpu_change,
+// `dtsim import --gpu`): kernels classed by their names as recorded in the shipped traces, the
+// time ratios from the datasheets (device_spec.cpp) by hand, with a calibration's efficiencies,
+// and the replay's compute scaled by hand on a written trace.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "gpu_change.hpp"
+#include "kernel_class.hpp"
+#include "replay_program.hpp"
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+TEST(KernelClass, NamesOfCublasCutlassAndCudnnKernels) {
+  const auto kernel = [](const char* name) { return kernel_class(name, GpuActivityKind::kernel); };
+  EXPECT_EQ(kernel("volta_sgemm_128x32_nt"), KernelClass::fp32_matmul);  // DLRM, V100
+  EXPECT_EQ(kernel("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>"),
+            KernelClass::fp32_matmul);  // HTA ResNet-50, A100 (TF32)
+  EXPECT_EQ(kernel("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"),
+            KernelClass::fp32_matmul);
+  EXPECT_EQ(kernel("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1"), KernelClass::fp32_matmul);
+  EXPECT_EQ(kernel("volta_h884gemm_64x64_ldg8_nn"), KernelClass::half_matmul);
+  EXPECT_EQ(kernel("ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_nn"), KernelClass::half_matmul);
+  EXPECT_EQ(kernel("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>"), KernelClass::memory_bound);
+  EXPECT_EQ(kernel("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"),
+            KernelClass::memory_bound);
+  EXPECT_EQ(kernel_class("Memcpy HtoD (Pageable -> Device)", GpuActivityKind::memcpy), KernelClass::host_copy);
+  EXPECT_EQ(kernel_class("Memcpy DtoD (Device -> Device)", GpuActivityKind::memcpy), KernelClass::memory_bound);
+  EXPECT_EQ(kernel_class("Memset (Device)", GpuActivityKind::memset), KernelClass::memory_bound);
+}
+
+// V100 SXM2 to H100 SXM5, datasheets: fp16 tensor 125 -> 989.4 TFLOP/s, fp32 15.7 (CUDA cores) ->
+// 494.7 (TF32), HBM 900 -> 3350 GB/s; the default efficiencies cancel.
+TEST(GpuChange, DatasheetRatiosByHand) {
+  const GpuChange c = gpu_change("Tesla V100-SXM2-32GB", "h100-sxm", "");
+  EXPECT_EQ(c.recorded->id, "v100-sxm2-32gb");
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::half_matmul], 125 / 989.4);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::fp32_matmul], 15.7 / 494.7);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::memory_bound], 900.0 / 3350);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::host_copy], 1);
+  // Its calibration (tests/data/calibration/h100-measured.json): largest bf16 GEMM 0.8 of peak,
+  // the tf32 GEMM 0.7, the largest elementwise run 0.9 of HBM; the V100's the defaults (0.8, 0.85).
+  const auto calibration = test::data_dir() / "calibration" / "h100-measured.json";
+  const GpuChange m = gpu_change("Tesla V100-SXM2-32GB", "h100-sxm", calibration);
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::half_matmul], 125 * 0.8 / (989.4 * 0.8));
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::fp32_matmul], 15.7 * 0.8 / (494.7 * 0.7));
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::memory_bound], 900 * 0.85 / (3350 * 0.9));
+  EXPECT_EQ(test::error_of([] { gpu_change("Tesla V100-SXM2-32GB", "h999", ""); }).field, "--gpu");
+  EXPECT_EQ(test::error_of([] { gpu_change("Radeon", "h100-sxm", ""); }).found, "'Radeon'");
+  EXPECT_EQ(test::error_of([&] {
+              gpu_change("Tesla V100-SXM2-32GB", "a100-80gb-sxm", calibration);
+            }).field,
+            "device");
+}
+
+// A 40 µs step: "gemm" kernels (fp32 matmul) over [0, 10] and [20, 30] µs, an all-reduce over
+// [5, 25]. Twice as fast a GPU for fp32 matmuls: the 5 µs of GEMM before the all-reduce take 2.5,
+// the 15 µs after it (5 of GEMM, 10 idle) take 12.5.
+TEST(ReplayProgram, KernelTimeScaledByClassIdleKept) {
+  RankStep step;
+  step.step_s = 40e-6;
+  TraceCollective all_reduce;
+  all_reduce.bytes = 4000;
+  all_reduce.size_source = SizeSource::kernel_args;
+  step.collectives.push_back({all_reduce, 40, 5, 20});
+  step.compute_kernels = {{0, 10, KernelClass::fp32_matmul}, {20, 10, KernelClass::fp32_matmul}};
+  KernelTimeScale half_time;
+  half_time[KernelClass::fp32_matmul] = 0.5;
+  const ReplayProgram p = replay_program({step, step}, half_time);
+  const std::vector<Task>& tasks = p.workload.ranks[0].tasks;
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_DOUBLE_EQ(tasks[0].compute_s, 2.5e-6);
+  EXPECT_DOUBLE_EQ(tasks[2].compute_s, 12.5e-6);
+  EXPECT_NE(p.assumed.back().find("scaled by its class"), std::string::npos);
+}
+
+// `dtsim import --gpu`: the DLRM step on H100s, with the ratios above, no slower than the replay
+// on its V100s (every kernel class and the fabric are faster).
+TEST(ImportCommand, ReplaysTheStepOnAnotherGpu) {
+  const test::ScratchDir dir;
+  const auto json_file = dir.path() / "import.json";
+  const test::CliResult r = test::run_dtsim("import " + (test::data_dir() / "traces" / "dlrm_kineto").string() +
+                                            " --gpu h100-sxm --json " + json_file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& g = j["gpu_what_if"];
+  EXPECT_EQ(g["recorded_gpu"], "v100-sxm2-32gb");
+  EXPECT_DOUBLE_EQ(g["time_scale"]["memory-bound"].get<double>(), 900.0 / 3350);
+  EXPECT_LE(g["replayed_step_s"].get<double>(), j["replayed_step_s"].get<double>());
+  const test::CliResult bad = test::run_dtsim("import " + (test::data_dir() / "traces" / "dlrm_kineto").string() +
+                                              " --calibration x.json");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+}  // namespace
+}  // namespace dtsim
