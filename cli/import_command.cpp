@@ -10,12 +10,11 @@
 
 #include "critical_path.hpp"
 #include "flag_values.hpp"
+#include "gpu_change.hpp"
+#include "imported_step.hpp"
 #include "input_error.hpp"
 #include "size_limits.hpp"
-#include "et_pairing.hpp"
-#include "gpu_change.hpp"
 #include "step_summary.hpp"
-#include "trace_files.hpp"
 #include "trace_replay.hpp"
 
 namespace dtsim {
@@ -24,27 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// The files named, a folder standing for its *.json and *.json.gz files in name order.
-std::vector<fs::path> trace_files(const std::vector<std::string>& paths) {
-  if (paths.empty()) flag_error("paths", "one trace file per rank, or a folder of them", "none");
-  std::vector<fs::path> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (!fs::is_directory(p, ec)) {
-      files.emplace_back(p);
-      continue;
-    }
-    std::vector<fs::path> in_folder;
-    for (const fs::directory_entry& e : fs::directory_iterator(p, ec))
-      if (e.is_regular_file() && is_trace_file_name(e.path())) in_folder.push_back(e.path());
-    if (in_folder.empty())
-      throw InputError({p, 0, "", "a folder holding *.json or *.json.gz traces", "none"});
-    std::sort(in_folder.begin(), in_folder.end());
-    files.insert(files.end(), in_folder.begin(), in_folder.end());
-  }
-  return files;
-}
 
 std::string step_name(const std::string& flag) {
   if (flag.empty()) return "";
@@ -222,30 +200,6 @@ int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptio
   return 0;
 }
 
-// The ET of the step's rank (the only one, when one trace of each was given).
-const PyTorchEt* execution_trace_of(const RankStep& step, const std::vector<PyTorchEt>& ets, size_t timed) {
-  for (const PyTorchEt& et : ets)
-    if (et.rank == step.rank) return &et;
-  return ets.size() == 1 && timed == 1 ? &ets.front() : nullptr;
-}
-
-struct RankPairing {
-  int rank = -1;
-  fs::path file;
-  EtPairing pairing;
-};
-
-// Fills the steps' missing sizes and groups from the ranks' ETs.
-std::vector<RankPairing> pair_execution_traces(std::vector<RankStep>& ranks, const std::vector<PyTorchEt>& ets) {
-  std::vector<RankPairing> out;
-  for (RankStep& r : ranks) {
-    const PyTorchEt* et = execution_trace_of(r, ets, ranks.size());
-    if (!et) continue;
-    out.push_back({r.rank, et->file, fill_from_execution_trace(r, *et)});
-  }
-  return out;
-}
-
 json print_pairings(const std::vector<RankPairing>& pairings) {
   json out = json::array();
   for (const auto& [rank, file, p] : pairings) {
@@ -273,7 +227,10 @@ fs::path gpu_topology(const GpuChange& change, const ImportOptions& o) {
 
 json replay_on_gpu(const std::vector<RankStep>& ranks, int scaled, const TraceReplay& base, const GpuChange& change,
                    const fs::path& topology, const ImportOptions& o) {
-  const TraceReplay moved = replay_steps(ranks, scaled, topology, o.topologies_dir, {}, change.scale);
+  const TraceReplay moved = replay_steps(ranks, {.world_size = scaled,
+                                                 .topology_file = topology,
+                                                 .topologies_dir = o.topologies_dir,
+                                                 .scale = change.scale});
   std::cout << fmt::format("what-if        on {} ({}): step {:.3f} ms ({:+.1f}% against the replay)\n",
                            change.target->display_name, topology.filename().string(), 1e3 * moved.replayed_step_s,
                            100 * (moved.replayed_step_s / base.replayed_step_s - 1));
@@ -326,20 +283,13 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
 
 int run_import_command(const ImportOptions& o) {
   check_output_path("--json", o.json_file);
-  const TraceFiles files = read_trace_files(trace_files(o.paths));
+  const TraceFiles files = read_trace_files(expand_trace_paths(o.paths));
   if (files.timed.empty()) return report_execution_traces(files.execution_traces, o);
-  const std::vector<KinetoTrace>& traces = files.timed;
-  const std::string step = o.step.empty() ? common_step(traces) : step_name(o.step);
-  std::vector<RankStep> ranks;
-  int world_size = 0;
-  for (const KinetoTrace& t : traces) {
-    ranks.push_back(summarize_step(t, step));
-    world_size = std::max(world_size, t.world_size);
-  }
-  for (const PyTorchEt& et : files.execution_traces) world_size = std::max(world_size, et.world_size);
-  std::stable_sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
-  const std::vector<RankPairing> pairings = pair_execution_traces(ranks, files.execution_traces);
-  const int traced = std::max(world_size, int(ranks.size()));
+  const ImportedStep imported = import_step(files, step_name(o.step));
+  const std::vector<RankStep>& ranks = imported.ranks;
+  const std::string& step = imported.step;
+  const int world_size = imported.world_size;
+  const int traced = imported.traced_world();
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
@@ -348,7 +298,7 @@ int run_import_command(const ImportOptions& o) {
   const fs::path moved_topology = change ? gpu_topology(*change, o) : fs::path();
   const std::vector<CriticalCollective> path = critical_path(ranks);
   print(ranks, world_size, path);
-  const json pairing = print_pairings(pairings);
+  const json pairing = print_pairings(imported.pairings);
   json out = {{"step", step},
               {"world_size", world_size},
               {"measured_step_s", ranks.front().times_recorded ? json(slowest_step_s(ranks)) : json(nullptr)},
@@ -360,12 +310,15 @@ int run_import_command(const ImportOptions& o) {
   out["critical_path"] = path_json;
   if (!files.execution_traces.empty()) out["execution_trace_pairing"] = pairing;
   if (o.replay) {
-    const TraceReplay replay = replay_steps(ranks, scaled, o.topology, o.topologies_dir);
+    const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
+    const TraceReplay replay = replay_steps(ranks, setup);
     print_replay(replay, scaled > traced, ranks.front().times_recorded);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
     if (straggler) {
-      const TraceReplay slowed = replay_steps(ranks, scaled, o.topology, o.topologies_dir, {*straggler});
+      ReplaySetup slowed_setup = setup;
+      slowed_setup.events = {*straggler};
+      const TraceReplay slowed = replay_steps(ranks, slowed_setup);
       std::cout << fmt::format("what-if        rank {} {:g}x slower: step {:.3f} ms ({:+.1f}% against the replay)\n",
                                straggler->gpu, straggler->slowdown, 1e3 * slowed.replayed_step_s,
                                100 * (slowed.replayed_step_s / replay.replayed_step_s - 1));

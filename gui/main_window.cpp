@@ -27,6 +27,7 @@
 #include "sweep_panel.hpp"
 #include "timeline_view.hpp"
 #include "topology_view.hpp"
+#include "trace_panel.hpp"
 
 namespace dtsim::gui {
 
@@ -65,6 +66,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   sweep_ = new SweepPanel;
   strategies_ = new StrategyView;
   compare_ = new CompareView;
+  traces_ = new TracePanel(source_dir + "/topologies");
   compare_->setCostFunction([this](const Report& r) { return summary_->costOf(r); });
   tabs_ = new QTabWidget;
   tabs_->addTab(summary_, "Summary");
@@ -73,6 +75,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   tabs_->addTab(sweep_, "Sweep");
   tabs_->addTab(strategies_, "Strategies");
   tabs_->addTab(compare_, "Compare");
+  tabs_->addTab(traces_, "Trace");
 
   auto* splitter = new QSplitter;
   splitter->addWidget(left);
@@ -277,6 +280,7 @@ QString MainWindow::exportCurrentView(const QString& file) const {
   else if (tab == sweep_) render = [this](QPainter& p, QSize s) { sweep_->renderChart(p, s); };
   else if (tab == strategies_) render = [this](QPainter& p, QSize s) { strategies_->renderChart(p, s); };
   else if (tab == compare_) render = [this](QPainter& p, QSize) { compare_->render(&p); };
+  else if (tab == traces_) render = [this](QPainter& p, QSize s) { traces_->timeline().renderTo(p, s); };
   else render = [this](QPainter& p, QSize s) { topology_->renderTo(p, s); };
   return saveDrawing(file, size, render, "dtsim " + tabs_->tabText(tabs_->currentIndex()));
 }

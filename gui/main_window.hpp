@@ -23,6 +23,7 @@ class SweepPanel;
 class StrategyView;
 class TimelineView;
 class TopologyView;
+class TracePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -52,6 +53,8 @@ class MainWindow : public QMainWindow {
   SweepPanel* sweep() const { return sweep_; }
   StrategyView* strategies() const { return strategies_; }
   CompareView* compare() const { return compare_; }
+  TracePanel* traces() const { return traces_; }
+  const QString& sourceDir() const { return source_dir_; }
   QTabWidget* tabs() const { return tabs_; }
   QString progressText() const;
 
@@ -75,6 +78,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_ = nullptr;
   SweepPanel* sweep_ = nullptr;
   StrategyView* strategies_ = nullptr;
+  TracePanel* traces_ = nullptr;
   CompareView* compare_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   RunController* controller_ = nullptr;

@@ -11,6 +11,7 @@
 #include "scenario_panel.hpp"
 #include "strategy_view.hpp"
 #include "sweep_panel.hpp"
+#include "trace_panel.hpp"
 
 namespace dtsim::gui {
 
@@ -51,6 +52,8 @@ int takeScreenshots(MainWindow& window, const QString& folder) {
   window.sweep()->runSweep();
   if (window.sweep()->isRunning()) waitFor(window.sweep(), &SweepPanel::sweepFinished);
   if (window.strategies()->compare()) waitFor(window.strategies(), &StrategyView::finished);
+  if (window.traces()->open({window.sourceDir() + "/tests/data/traces/dlrm_kineto"}))
+    waitFor(window.traces(), &TracePanel::finished);
 
   QTabWidget* tabs = window.tabs();
   for (int i = 0; i < tabs->count(); ++i) {

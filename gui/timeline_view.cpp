@@ -259,6 +259,11 @@ void TimelineView::clear() {
   update();
 }
 
+void TimelineView::setComputeLabel(const QString& label) {
+  compute_label_ = label;
+  update();
+}
+
 bool TimelineView::hasTrace() const { return rank_count_ > 0; }
 int TimelineView::rankCount() const { return rank_count_; }
 int TimelineView::rowCount() const { return int(row_rank_.size()); }
@@ -421,7 +426,7 @@ QString TimelineView::groupName(int group) const {
 QString TimelineView::describeSpan(const TraceSpan& span) const {
   QString what;
   switch (span.kind) {
-    case SpanKind::compute: what = QStringLiteral("compute"); break;
+    case SpanKind::compute: what = compute_label_.isEmpty() ? QStringLiteral("compute") : compute_label_; break;
     case SpanKind::collective:
       what = span.group >= 0 ? groupName(span.group) + QLatin1Char(' ') + to_string(span.collective)
                              : QStringLiteral("waiting for the communication stream");
@@ -436,8 +441,9 @@ QString TimelineView::describeSpan(const TraceSpan& span) const {
       what = QStringLiteral("decoding compressed gradients on the communication stream");
       break;
   }
-  QString text = QStringLiteral("GPU %1 (node %2) · ").arg(span.rank).arg(span.rank / gpus_per_node_) + what +
-                 QStringLiteral(" · ") + to_string(span.phase);
+  QString text = QStringLiteral("GPU %1 (node %2) · ").arg(span.rank).arg(span.rank / gpus_per_node_) + what;
+  if (span.kind != SpanKind::compute || compute_label_.isEmpty())
+    text += QStringLiteral(" · ") + to_string(span.phase);
   if (span.micro_batch >= 0) text += QStringLiteral(" · micro-batch %1").arg(span.micro_batch);
   const int multiplicity = multiplicityOf(span.rank);
   if (multiplicity > 1) text += QStringLiteral(" · also for %1 folded GPUs").arg(multiplicity - 1);
@@ -450,7 +456,7 @@ QString TimelineView::describeSpan(const TraceSpan& span) const {
 QString TimelineView::spanLabel(const Span& span) const {
   QString text;
   switch (span.kind) {
-    case SpanKind::compute: text = to_string(Phase(span.phase)); break;
+    case SpanKind::compute: text = compute_label_.isEmpty() ? to_string(Phase(span.phase)) : compute_label_; break;
     case SpanKind::collective:
     case SpanKind::overlapped_collective:
       text = span.group >= 0 ? groupName(span.group) + QLatin1Char(' ') + to_string(CollectiveKind(span.collective))

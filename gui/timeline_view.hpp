@@ -45,6 +45,9 @@ class TimelineView : public QWidget {
   // Copies the spans of `result` (rank count = result.ranks.size()) and shows the whole iteration.
   void setTrace(const dtsim::EngineResult& result, int gpus_per_node);
   void clear();
+  // Compute spans' text instead of their phase ("recorded compute" for a replayed trace, whose
+  // compute tasks have no phase); empty: the phase.
+  void setComputeLabel(const QString& label);
   bool hasTrace() const;
   int rankCount() const;  // GPUs
   // Rows: one per GPU, or with rank folding one per GPU that ran its own program, standing for
@@ -147,6 +150,7 @@ class TimelineView : public QWidget {
   std::vector<double> max_end_s_;        // running max of end_s within each lane, for binary search
   std::vector<std::size_t> lane_begin_;  // lane key -> first index in spans_; size lanes + 1
 
+  QString compute_label_;
   double window_start_s_ = 0;
   double window_end_s_ = 1;
   int label_width_px_ = 100;

@@ -53,7 +53,8 @@ TEST(KinetoTrace, ModernTraceGivesCollectivesFromTheKernelsArgs) {
 // 2023 traces: sizes only on the launching ops ("Input Dims" of record_param_comms, or of the
 // "nccl:*" annotation where DDP's bucket is a TensorList), and all-to-alls run as SendRecv kernels.
 TEST(KinetoTrace, OldTraceTakesSizesAndKindsFromTheLaunchingOps) {
-  const KinetoTrace t = read_kineto_trace(trace_dir() / "dlrm_kineto" / "worker0_step_12.1694128201545.pt.trace.json.gz");
+  const KinetoTrace t =
+      read_kineto_trace(trace_dir() / "dlrm_kineto" / "worker0_step_12.1694128201545.pt.trace.json.gz");
   EXPECT_EQ(t.rank, 0);
   EXPECT_EQ(t.world_size, 8);
   EXPECT_EQ(t.gpu_name, "Tesla V100-SXM2-32GB");
@@ -152,8 +153,9 @@ TEST(TraceReplay, AStragglerSlowsItsRanksComputeFromItsStep) {
   late.step_start_us += 10;
   for (StepCollective& c : late.collectives) c.start_us += 10;
   const auto topology = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
-  const TraceReplay base = replay_steps({step, late}, 2, topology, "");
-  const TraceReplay slowed = replay_steps({step, late}, 2, topology, "", {StragglerEvent{.gpu = 1, .slowdown = 2}});
+  const TraceReplay base = replay_steps({step, late}, {.world_size = 2, .topology_file = topology});
+  const TraceReplay slowed = replay_steps(
+      {step, late}, {.world_size = 2, .topology_file = topology, .events = {StragglerEvent{.gpu = 1, .slowdown = 2}}});
   EXPECT_NEAR(slowed.ranks[1].replayed_step_s - base.ranks[1].replayed_step_s, 20e-6, 1e-9);
 }
 
@@ -164,7 +166,7 @@ TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
   for (const auto& e : std::filesystem::directory_iterator(trace_dir() / "dlrm_kineto"))
     ranks.push_back(summarize_step(read_kineto_trace(e.path()), "ProfilerStep#10"));
   std::sort(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
-  const TraceReplay r = replay_steps(ranks, 8, "", test::source_dir() / "topologies");
+  const TraceReplay r = replay_steps(ranks, {.world_size = 8, .topologies_dir = test::source_dir() / "topologies"});
   EXPECT_EQ(r.topology_file.filename(), "dgx1-v100-edr-fattree.yaml");
   EXPECT_DOUBLE_EQ(r.measured_step_s, 19901e-6);
   EXPECT_LE(std::abs(r.error()), 0.05);
@@ -174,13 +176,17 @@ TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
 
   // Scaled out to 16 ranks on 2 nodes, the same work per rank: collectives over more ranks and a
   // NIC take no less time than over 8 ranks of one node.
-  const TraceReplay scaled = replay_steps(ranks, 16, "", test::source_dir() / "topologies");
+  const TraceReplay scaled =
+      replay_steps(ranks, {.world_size = 16, .topologies_dir = test::source_dir() / "topologies"});
   EXPECT_EQ(scaled.simulated_ranks, 16);
   EXPECT_EQ(scaled.nodes, 2);
   EXPECT_EQ(scaled.ranks.size(), 8u);  // the traced ones
   EXPECT_EQ(scaled.assumed.front(), "16 ranks, 8 traced: rank k runs the program of traced rank k % 8");
   EXPECT_GE(scaled.replayed_step_s, r.replayed_step_s);
-  EXPECT_EQ(test::error_of([&] { replay_steps(ranks, 12, "", test::source_dir() / "topologies"); }).field, "--ranks");
+  EXPECT_EQ(test::error_of([&] {
+              replay_steps(ranks, {.world_size = 12, .topologies_dir = test::source_dir() / "topologies"});
+            }).field,
+            "--ranks");
 }
 
 // DLRM's first all-to-all: rank 7 reached it last (431,930 µs), 7.624 ms after rank 1 (424,306),
@@ -210,11 +216,13 @@ TEST(KinetoTrace, BadTracesNameTheFile) {
   e = test::error_of([&] { read_kineto_trace(dir.write("b.json", "[1, 2]")); });
   EXPECT_EQ(e.field, "traceEvents");
   e = test::error_of([&] {
-    read_kineto_trace(dir.write("c.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})"));
+    read_kineto_trace(
+        dir.write("c.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})"));
   });
   EXPECT_EQ(e.field, "traceEvents[0].ts");
   e = test::error_of([&] {
-    read_kineto_trace(dir.write("w.json", R"({"distributedInfo": {"rank": 0, "world_size": 1000000000}, "traceEvents": []})"));
+    read_kineto_trace(
+        dir.write("w.json", R"({"distributedInfo": {"rank": 0, "world_size": 1000000000}, "traceEvents": []})"));
   });
   EXPECT_EQ(e.field, "distributedInfo.world_size");
   // A gzip stream cut in half.

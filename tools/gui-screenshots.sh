@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of every dtsim-gui view, for a person to look at: runs the scenario, runs it again
-# with GPU 1 1.5x slower, keeps both for the Compare tab, sweeps the GPU count, and saves one PNG
-# per tab (Summary, Timeline, Topology, Sweep, Compare) under a virtual X server (Xvfb).
+# with GPU 1 1.5x slower, keeps both for the Compare tab, sweeps the GPU count, imports the shipped
+# DLRM traces, and saves one PNG per tab (Summary, Timeline, Topology, Sweep, Strategies, Compare,
+# Trace) under a virtual X server (Xvfb).
 #   tools/gui-screenshots.sh [OUT_DIR] [SCENARIO]
 # Defaults: gui-screenshots/ and scenarios/gpt3-13b-64-a100-straggler.yaml. Needs a built
 # build/gui/dtsim-gui (scripts/build.sh) and xvfb-run (Debian xvfb, xauth: installed if missing).

@@ -25,9 +25,9 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
   return {};
 }
 
-TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events,
-                         const KernelTimeScale& scale) {
+TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup& setup) {
+  const int world_size = setup.world_size;
+  const std::filesystem::path& topology_file = setup.topology_file;
   TraceReplay out;
   if (traced.empty()) return out;
   std::vector<RankStep> ranks = traced;
@@ -38,7 +38,7 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
   out.topology_file = topology_file;
   out.topology_reason = "given";
   if (topology_file.empty()) {
-    out.topology_file = topology_for_gpu_name(ranks.front().gpu_name, topologies_dir);
+    out.topology_file = topology_for_gpu_name(ranks.front().gpu_name, setup.topologies_dir);
     if (out.topology_file.empty())
       throw InputError({"<command line>", 0, "--topology",
                         "a topology file (dtsim knows no usual node for the traced GPU)",
@@ -50,23 +50,27 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
   if (count < topology.node.gpus) topology.node.gpus = count;  // part of one node
   if (count % topology.node.gpus != 0)
     throw InputError({"<command line>", 0, "--ranks",
-                      fmt::format("whole nodes of {} GPUs ({})", topology.node.gpus, out.topology_file.filename().string()),
+                      fmt::format("whole nodes of {} GPUs ({})", topology.node.gpus,
+                                  out.topology_file.filename().string()),
                       std::to_string(count)});
   out.nodes = count / topology.node.gpus;
   out.simulated_ranks = count;
 
-  ReplayProgram program = replay_program(ranks, scale);
+  out.gpus_per_node = topology.node.gpus;
+  ReplayProgram program = replay_program(ranks, setup.scale);
   out.assumed = program.assumed;
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),
                        fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", world_size,
                                    traced.size(), traced.size()));
   // A straggler slows its rank from when that rank's step began, not the wait before it.
-  std::vector<Event> shifted = events;
+  std::vector<Event> shifted = setup.events;
   for (Event& e : shifted)
     if (auto* s = std::get_if<StragglerEvent>(&e); s && s->node < 0 && s->gpu >= 0 && s->gpu < count)
       s->start_s += program.start_offset_s[size_t(s->gpu)];
-  const SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, shifted);
+  SimulationOptions options;
+  options.record_trace = setup.record_spans;
+  SimulationResult sim = simulate_workload(topology, out.nodes, kGpuSpeedFlops, program.workload, shifted, options);
   double communication_s = 0;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const RankReplay k{ranks[r].rank, ranks[r].step_s, sim.engine.ranks[r].finish_s - program.start_offset_s[r],
@@ -77,6 +81,7 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, int world_size, co
   }
   out.measured_step_s = slowest_step_s(traced);
   out.mean_replayed_communication_s = communication_s / double(ranks.size());
+  if (setup.record_spans) out.engine = std::move(sim.engine);
   return out;
 }
 

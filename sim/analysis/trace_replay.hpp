@@ -3,9 +3,12 @@
 // (replay_program.hpp) simulated on a topology of that GPU's usual node, and what came out
 // against what was measured, per rank.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine.hpp"
+#include "kernel_class.hpp"
 #include "scenario.hpp"
 #include "step_summary.hpp"
 
@@ -28,6 +31,8 @@ struct TraceReplay {
   double mean_replayed_communication_s = 0;  // over all simulated ranks
   std::vector<RankReplay> ranks;  // the traced ones
   std::vector<std::string> assumed;
+  int gpus_per_node = 0;
+  std::optional<EngineResult> engine;  // with ReplaySetup::record_spans: the simulated ranks' spans
   double error() const { return replayed_step_s / measured_step_s - 1; }  // + replayed slower
 };
 
@@ -35,6 +40,16 @@ struct TraceReplay {
 // A100-SXM4-80GB", or as device_spec.hpp does: "NVIDIA H100 SXM5 80GB") comes in, from
 // `topologies_dir`; empty when dtsim knows no such node.
 std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir);
+
+// How to replay: on how many ranks and which fabric, with which what-if events.
+struct ReplaySetup {
+  int world_size = 0;                   // ranks simulated (at least the traced ones)
+  std::filesystem::path topology_file{};   // empty: the traced GPU's usual node
+  std::filesystem::path topologies_dir{};  // where the usual nodes' files are
+  std::vector<Event> events{};
+  KernelTimeScale scale{};                 // the kernels as on another GPU (gpu_change.hpp)
+  bool record_spans = false;            // keep the replay's spans (TraceReplay::engine), for a timeline
+};
 
 // `topology_file` empty: the GPU's usual node (an InputError when there is none). `ranks` in rank
 // order. With fewer traces than `world_size` ranks (a job that traced rank 0 alone, or a job
@@ -46,8 +61,6 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
 // times from the earliest rank's step start; a straggler's from its own rank's. A straggler slows
 // its rank's replayed compute, which is everything between its collectives (GPU and host time).
 // `scale`: the kernels as on another GPU (gpu_change.hpp; replay_program.hpp says how).
-TraceReplay replay_steps(const std::vector<RankStep>& ranks, int world_size, const std::filesystem::path& topology_file,
-                         const std::filesystem::path& topologies_dir, const std::vector<Event>& events = {},
-                         const KernelTimeScale& scale = {});
+TraceReplay replay_steps(const std::vector<RankStep>& ranks, const ReplaySetup& setup);
 
 }  // namespace dtsim
