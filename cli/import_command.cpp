@@ -13,6 +13,7 @@
 #include "gpu_change.hpp"
 #include "imported_step.hpp"
 #include "input_error.hpp"
+#include "scenario_loader.hpp"
 #include "size_limits.hpp"
 #include "step_summary.hpp"
 #include "trace_replay.hpp"
@@ -225,12 +226,10 @@ fs::path gpu_topology(const GpuChange& change, const ImportOptions& o) {
                     "a topology for " + change.target->id + " (dtsim knows no usual node for it)", "none"});
 }
 
-json replay_on_gpu(const std::vector<RankStep>& ranks, int scaled, const TraceReplay& base, const GpuChange& change,
-                   const fs::path& topology, const ImportOptions& o) {
-  const TraceReplay moved = replay_steps(ranks, {.world_size = scaled,
-                                                 .topology_file = topology,
-                                                 .topologies_dir = o.topologies_dir,
-                                                 .scale = change.scale});
+json replay_on_gpu(const std::vector<RankStep>& ranks, const ReplaySetup& setup, const TraceReplay& base,
+                   const GpuChange& change) {
+  const TraceReplay moved = replay_steps(ranks, setup);
+  const fs::path& topology = setup.topology_file;
   std::cout << fmt::format("what-if        on {} ({}): step {:.3f} ms ({:+.1f}% against the replay)\n",
                            change.target->display_name, topology.filename().string(), 1e3 * moved.replayed_step_s,
                            100 * (moved.replayed_step_s / base.replayed_step_s - 1));
@@ -244,8 +243,8 @@ json replay_on_gpu(const std::vector<RankStep>& ranks, int scaled, const TraceRe
     factors += fmt::format("{}x{:.3g} {}", c == 0 ? "" : ", ", change.scale[k], to_string(k));
     shares += fmt::format("{}{:.0f}% {}", c == 0 ? "" : ", ", total_s > 0 ? 100 * time_s[size_t(c)] / total_s : 0,
                           to_string(k));
-    scale[to_string(k)] = change.scale[k];
-    kernel_time[to_string(k)] = time_s[size_t(c)];
+    scale[key_of(k)] = change.scale[k];
+    kernel_time[key_of(k)] = time_s[size_t(c)];
   }
   std::cout << fmt::format("               kernel time on it against {}: {} ({})\n", change.recorded->display_name,
                            factors, change.efficiency_source);
@@ -276,6 +275,9 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_option("--gpu", o.gpu,
                      "a GPU (dtsim's device id, e.g. h100-sxm): also replay with the kernels as on it, on its "
                      "usual node");
+  command.add_option("--events", o.events,
+                     "a YAML file with an events: list, as a scenario's (slow links, failures, stragglers): also "
+                     "replay with them");
   command.add_option("--calibration", o.calibration,
                      "with --gpu: a calibration measured on that GPU (default: datasheet peaks and default "
                      "efficiencies)");
@@ -293,9 +295,22 @@ int run_import_command(const ImportOptions& o) {
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
+  // The replays asked for, each checked (topology, whole nodes, event targets) before any output.
+  const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
+  ReplaySetup slowed_setup = setup, events_setup = setup, moved_setup = setup;
+  if (straggler) slowed_setup.events = {*straggler};
+  if (!o.events.empty()) {
+    events_setup.events = load_events_file(o.events);
+    events_setup.events_source = o.events;
+  }
   std::optional<GpuChange> change;
-  if (!o.gpu.empty() && o.replay) change = gpu_change(ranks.front().gpu_name, o.gpu, o.calibration);
-  const fs::path moved_topology = change ? gpu_topology(*change, o) : fs::path();
+  if (!o.gpu.empty() && o.replay) {
+    change = gpu_change(ranks.front().gpu_name, o.gpu, o.calibration);
+    moved_setup.topology_file = gpu_topology(*change, o);
+    moved_setup.scale = change->scale;
+  }
+  if (o.replay)
+    for (const ReplaySetup& s : {setup, slowed_setup, events_setup, moved_setup}) replay_platform(ranks, s);
   const std::vector<CriticalCollective> path = critical_path(ranks);
   print(ranks, world_size, path);
   const json pairing = print_pairings(imported.pairings);
@@ -310,14 +325,11 @@ int run_import_command(const ImportOptions& o) {
   out["critical_path"] = path_json;
   if (!files.execution_traces.empty()) out["execution_trace_pairing"] = pairing;
   if (o.replay) {
-    const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
     const TraceReplay replay = replay_steps(ranks, setup);
     print_replay(replay, scaled > traced, ranks.front().times_recorded);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
     if (straggler) {
-      ReplaySetup slowed_setup = setup;
-      slowed_setup.events = {*straggler};
       const TraceReplay slowed = replay_steps(ranks, slowed_setup);
       std::cout << fmt::format("what-if        rank {} {:g}x slower: step {:.3f} ms ({:+.1f}% against the replay)\n",
                                straggler->gpu, straggler->slowdown, 1e3 * slowed.replayed_step_s,
@@ -326,7 +338,14 @@ int run_import_command(const ImportOptions& o) {
                         {"slowdown", straggler->slowdown},
                         {"replayed_step_s", slowed.replayed_step_s}};
     }
-    if (change) out["gpu_what_if"] = replay_on_gpu(ranks, scaled, replay, *change, moved_topology, o);
+    if (const std::vector<Event>& events = events_setup.events; !events.empty()) {
+      const TraceReplay r = replay_steps(ranks, events_setup);
+      std::cout << fmt::format("what-if        the {} event{} of {}: step {:.3f} ms ({:+.1f}% against the replay)\n",
+                               events.size(), events.size() == 1 ? "" : "s", o.events, 1e3 * r.replayed_step_s,
+                               100 * (r.replayed_step_s / replay.replayed_step_s - 1));
+      out["events_what_if"] = {{"events_file", o.events}, {"replayed_step_s", r.replayed_step_s}};
+    }
+    if (change) out["gpu_what_if"] = replay_on_gpu(ranks, moved_setup, replay, *change);
   }
   if (!o.json_file.empty()) write_announced_output("--json", o.json_file, out.dump(2) + "\n");
   return 0;

@@ -21,6 +21,7 @@ struct ImportOptions {
   std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
   std::string gpu;             // a device id: also replay with the kernels as on that GPU, on its usual node
   std::string calibration;     // a calibration measured on that GPU (its efficiencies); empty: the defaults
+  std::string events;          // a YAML file of events (as a scenario's): also replay with them
   std::string topologies_dir;  // where the usual nodes' files are
   bool replay = true;          // --no-replay: only read the traces
 };

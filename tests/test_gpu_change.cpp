@@ -90,7 +90,7 @@ TEST(ImportCommand, ReplaysTheStepOnAnotherGpu) {
   const nlohmann::json j = nlohmann::json::parse(in);
   const nlohmann::json& g = j["gpu_what_if"];
   EXPECT_EQ(g["recorded_gpu"], "v100-sxm2-32gb");
-  EXPECT_DOUBLE_EQ(g["time_scale"]["memory-bound"].get<double>(), 900.0 / 3350);
+  EXPECT_DOUBLE_EQ(g["time_scale"]["memory_bound"].get<double>(), 900.0 / 3350);
   EXPECT_LE(g["replayed_step_s"].get<double>(), j["replayed_step_s"].get<double>());
   const test::CliResult bad = test::run_dtsim("import " + (test::data_dir() / "traces" / "dlrm_kineto").string() +
                                               " --calibration x.json");

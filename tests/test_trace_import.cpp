@@ -12,6 +12,7 @@
 #include "critical_path.hpp"
 #include "kineto_trace.hpp"
 #include "replay_program.hpp"
+#include "scenario_loader.hpp"
 #include "step_summary.hpp"
 #include "test_support.hpp"
 #include "trace_replay.hpp"
@@ -159,6 +160,39 @@ TEST(TraceReplay, AStragglerSlowsItsRanksComputeFromItsStep) {
   EXPECT_NEAR(slowed.ranks[1].replayed_step_s - base.ranks[1].replayed_step_s, 20e-6, 1e-9);
 }
 
+// The same straggler from an events file (`dtsim import --events`, a scenario's events: list): the
+// same 20 µs; an event naming a node the replay does not have is refused, naming the file.
+TEST(TraceReplay, EventsFromAFileAsAScenariosAndCheckedAgainstTheReplay) {
+  const test::ScratchDir dir;
+  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
+  RankStep late = step;
+  late.rank = 1;
+  late.step_start_us += 10;
+  for (StepCollective& c : late.collectives) c.start_us += 10;
+  const auto topology = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
+  const TraceReplay base = replay_steps({step, late}, {.world_size = 2, .topology_file = topology});
+  const auto events_file = dir.write("events.yaml", "events:\n  - {type: straggler, gpu: 1, slowdown: 2}\n");
+  const TraceReplay slowed = replay_steps(
+      {step, late}, {.world_size = 2, .topology_file = topology, .events = load_events_file(events_file)});
+  EXPECT_NEAR(slowed.ranks[1].replayed_step_s - base.ranks[1].replayed_step_s, 20e-6, 1e-9);
+
+  const auto far =
+      dir.write("far.yaml", "events:\n  - {type: slow_link, link: nic, node: 3, nic: 0, bandwidth_fraction: 0.5}\n");
+  const InputErrorInfo e = test::error_of([&] {
+    replay_steps({step, late}, {.world_size = 2,
+                                .topology_file = topology,
+                                .events = load_events_file(far),
+                                .events_source = far.string()});
+  });
+  EXPECT_EQ(e.field, "events[0].node");
+  EXPECT_EQ(e.file, far.string());
+  EXPECT_EQ(e.expected, "a node index in [0, 1)");
+  const InputErrorInfo typo =
+      test::error_of([&] { load_events_file(dir.write("typo.yaml", "events:\n  - {type: stragler, gpu: 1}\n")); });
+  EXPECT_EQ(typo.line, 2);
+  EXPECT_EQ(test::error_of([&] { load_events_file(dir.write("more.yaml", "events: []\nname: x\n")); }).field, "name");
+}
+
 // The 8 ranks of the DLRM step replayed on a DGX-1 (V100): every rank's step within 5% of its
 // recorded one (the goal), and the step (the slowest rank's, 19.901 ms) too.
 TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
@@ -260,6 +294,10 @@ TEST(ImportCommand, ReadsAFolderOfRanks) {
   const test::CliResult step = test::run_dtsim("import " + (trace_dir() / "dlrm_kineto").string() + " --step 3");
   EXPECT_EQ(step.exit_code, 2) << step.output;
   EXPECT_NE(step.output.find("'ProfilerStep#3' (it has: ProfilerStep#10)"), std::string::npos) << step.output;
+  const test::CliResult events =
+      test::run_dtsim("import " + (trace_dir() / "dlrm_kineto").string() + " --events /no/such/events.yaml");
+  EXPECT_EQ(events.exit_code, 2) << events.output;
+  EXPECT_NE(events.output.find("/no/such/events.yaml"), std::string::npos) << events.output;
 }
 
 }  // namespace

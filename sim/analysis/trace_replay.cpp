@@ -7,6 +7,7 @@
 
 #include "input_error.hpp"
 #include "replay_program.hpp"
+#include "scenario_consistency.hpp"
 #include "simulation.hpp"
 #include "topology_spec.hpp"
 
@@ -25,37 +26,51 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
   return {};
 }
 
+ReplayPlatform replay_platform(const std::vector<RankStep>& traced, const ReplaySetup& setup) {
+  ReplayPlatform out;
+  if (traced.empty()) return out;
+  const std::string& gpu_name = traced.front().gpu_name;
+  out.topology_file = setup.topology_file;
+  out.topology_reason = "given";
+  if (out.topology_file.empty()) {
+    out.topology_file = topology_for_gpu_name(gpu_name, setup.topologies_dir);
+    if (out.topology_file.empty())
+      throw InputError({"<command line>", 0, "--topology",
+                        "a topology file (dtsim knows no usual node for the traced GPU)", "'" + gpu_name + "'"});
+    out.topology_reason = "the usual node of " + gpu_name;
+  }
+  out.topology = load_topology(out.topology_file);
+  out.ranks = std::max(setup.world_size, int(traced.size()));
+  if (out.ranks < out.topology.node.gpus) out.topology.node.gpus = out.ranks;  // part of one node
+  if (out.ranks % out.topology.node.gpus != 0)
+    throw InputError({"<command line>", 0, "--ranks",
+                      fmt::format("whole nodes of {} GPUs ({})", out.topology.node.gpus,
+                                  out.topology_file.filename().string()),
+                      std::to_string(out.ranks)});
+  out.nodes = out.ranks / out.topology.node.gpus;
+  check_events(setup.events, out.topology, out.nodes, out.ranks,
+               [&](const std::string& field, const std::string& expected, const std::string& found) {
+                 throw InputError({setup.events_source, 0, field, expected, found});
+               });
+  return out;
+}
+
 TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup& setup) {
-  const int world_size = setup.world_size;
-  const std::filesystem::path& topology_file = setup.topology_file;
   TraceReplay out;
   if (traced.empty()) return out;
+  const ReplayPlatform platform = replay_platform(traced, setup);
+  const TopologySpec& topology = platform.topology;
+  const int world_size = setup.world_size;
   std::vector<RankStep> ranks = traced;
   for (int k = int(traced.size()); k < world_size; ++k) {
     ranks.push_back(traced[size_t(k) % traced.size()]);
     ranks.back().rank = k;
   }
-  out.topology_file = topology_file;
-  out.topology_reason = "given";
-  if (topology_file.empty()) {
-    out.topology_file = topology_for_gpu_name(ranks.front().gpu_name, setup.topologies_dir);
-    if (out.topology_file.empty())
-      throw InputError({"<command line>", 0, "--topology",
-                        "a topology file (dtsim knows no usual node for the traced GPU)",
-                        "'" + ranks.front().gpu_name + "'"});
-    out.topology_reason = "the usual node of " + ranks.front().gpu_name;
-  }
-  TopologySpec topology = load_topology(out.topology_file);
-  const int count = int(ranks.size());
-  if (count < topology.node.gpus) topology.node.gpus = count;  // part of one node
-  if (count % topology.node.gpus != 0)
-    throw InputError({"<command line>", 0, "--ranks",
-                      fmt::format("whole nodes of {} GPUs ({})", topology.node.gpus,
-                                  out.topology_file.filename().string()),
-                      std::to_string(count)});
-  out.nodes = count / topology.node.gpus;
+  const int count = platform.ranks;
+  out.topology_file = platform.topology_file;
+  out.topology_reason = platform.topology_reason;
+  out.nodes = platform.nodes;
   out.simulated_ranks = count;
-
   out.gpus_per_node = topology.node.gpus;
   ReplayProgram program = replay_program(ranks, setup.scale);
   out.assumed = program.assumed;

@@ -10,6 +10,7 @@
 #include "engine.hpp"
 #include "kernel_class.hpp"
 #include "scenario.hpp"
+#include "topology_spec.hpp"
 #include "step_summary.hpp"
 
 namespace dtsim {
@@ -47,9 +48,21 @@ struct ReplaySetup {
   std::filesystem::path topology_file{};   // empty: the traced GPU's usual node
   std::filesystem::path topologies_dir{};  // where the usual nodes' files are
   std::vector<Event> events{};
+  std::string events_source = "<command line>";  // the file they came from, for errors
   KernelTimeScale scale{};                 // the kernels as on another GPU (gpu_change.hpp)
   bool record_spans = false;            // keep the replay's spans (TraceReplay::engine), for a timeline
 };
+
+// Where a replay of `ranks` with `setup` runs, found and checked as replay_steps does (InputError:
+// no usual node for the GPU, not whole nodes, events out of range) without simulating: to check a
+// replay before reporting anything.
+struct ReplayPlatform {
+  std::filesystem::path topology_file;
+  std::string topology_reason;  // "given", or "the usual node of <GPU>"
+  TopologySpec topology;        // its node cut to the ranks where they fill less than one
+  int ranks = 0, nodes = 0;
+};
+ReplayPlatform replay_platform(const std::vector<RankStep>& ranks, const ReplaySetup& setup);
 
 // `topology_file` empty: the GPU's usual node (an InputError when there is none). `ranks` in rank
 // order. With fewer traces than `world_size` ranks (a job that traced rank 0 alone, or a job
@@ -57,8 +70,10 @@ struct ReplaySetup {
 // `assumed`: data parallelism's ranks do the same work, and with the batch per GPU kept (weak
 // scaling) their collectives keep their bytes (a DDP bucket; an embedding all-to-all, whose rank
 // sends its batch's lookups of all tables, however many ranks hold them).
-// `events`: what-if events on the replay (a straggler rank, a slow link), as a scenario's, their
-// times from the earliest rank's step start; a straggler's from its own rank's. A straggler slows
+// `events`: what-if events on the replay (a straggler rank, a slow link, a failure), as a
+// scenario's, their targets checked against the replayed nodes (InputError naming
+// `events_source`), their times from the earliest rank's step start; a straggler's from its own
+// rank's. A straggler slows
 // its rank's replayed compute, which is everything between its collectives (GPU and host time).
 // `scale`: the kernels as on another GPU (gpu_change.hpp; replay_program.hpp says how).
 TraceReplay replay_steps(const std::vector<RankStep>& ranks, const ReplaySetup& setup);

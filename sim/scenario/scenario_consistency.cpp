@@ -199,12 +199,12 @@ void check_device(const Scenario& s, const Fail& fail) {
 // Event targets must exist, factors make sense and windows are ordered.
 class EventChecker {
  public:
-  EventChecker(const Scenario& s, const Fail& fail, std::string path)
-      : s_(s), fail_(fail), path_(std::move(path)), nodes_(s.cluster.nodes) {}
+  EventChecker(const TopologySpec& topology, int nodes, int gpus, const Fail& fail, std::string path)
+      : topology_(topology), fail_(fail), path_(std::move(path)), nodes_(nodes), gpus_(gpus) {}
 
   void operator()(const StragglerEvent& e) const {
     if (e.node >= 0) in_range("node", e.node, nodes_, "a node index");
-    else in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
+    else in_range("gpu", e.gpu, gpus_, "a GPU rank");
     if (!(e.slowdown >= 1 && e.slowdown <= kMaxSlowdown))
       fail_(path_ + ".slowdown",
             fmt::format("a number in [1, {:g}] (1 = normal speed; a stopped GPU is a failure event)", kMaxSlowdown),
@@ -214,9 +214,9 @@ class EventChecker {
   void operator()(const SlowLinkEvent& e) const {
     if (e.link == EventLink::nic) {
       in_range("node", e.node, nodes_, "a node index");
-      in_range("nic", e.nic, s_.cluster.topology.node.nics, "a NIC index");
+      in_range("nic", e.nic, topology_.node.nics, "a NIC index");
     } else {
-      in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank");
+      in_range("gpu", e.gpu, gpus_, "a GPU rank");
     }
     if (!(e.bandwidth_fraction >= 1 / kMaxSlowdown && e.bandwidth_fraction <= 1))
       fail_(path_ + ".bandwidth_fraction",
@@ -227,18 +227,17 @@ class EventChecker {
   void operator()(const ResourceFailureEvent& e) const {
     switch (e.resource) {
       case FailedResource::gpu:
-      case FailedResource::nvlink: in_range("gpu", e.gpu, s_.gpu_count(), "a GPU rank"); break;
+      case FailedResource::nvlink: in_range("gpu", e.gpu, gpus_, "a GPU rank"); break;
       case FailedResource::node: in_range("node", e.node, nodes_, "a node index"); break;
       case FailedResource::nic:
         in_range("node", e.node, nodes_, "a node index");
-        in_range("nic", e.nic, s_.cluster.topology.node.nics, "a NIC index");
+        in_range("nic", e.nic, topology_.node.nics, "a NIC index");
         break;
       case FailedResource::leaf_switch: {
-        const TopologySpec& topology = s_.cluster.topology;
-        if (!has_leaf_switches(topology.fabric.kind))
+        if (!has_leaf_switches(topology_.fabric.kind))
           fail_(path_ + ".resource", "a failure a fat_tree, spine_leaf or rail_optimized fabric has (leaf_switch)",
-                to_string(topology.fabric.kind));
-        in_range("leaf", e.leaf, leaf_switch_count(topology, s_.cluster.nodes), "a leaf switch index");
+                to_string(topology_.fabric.kind));
+        in_range("leaf", e.leaf, leaf_switch_count(topology_, nodes_), "a leaf switch index");
         break;
       }
     }
@@ -267,10 +266,10 @@ class EventChecker {
     if (!(t_s >= 0 && t_s <= kMaxEventTime_s))
       fail_(path_ + key, fmt::format("a time in [0, {:g}] s", kMaxEventTime_s), fmt::format("{}", t_s));
   }
-  const Scenario& s_;
+  const TopologySpec& topology_;
   const Fail& fail_;
   std::string path_;
-  int nodes_;
+  int nodes_, gpus_;
 };
 
 // Backup workers leave at least one gradient per update; servers need node zones to live in
@@ -326,11 +325,13 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
   check_parameter_servers(s, fail);
 }
 
-void check_events(const Scenario& s, const Fail& fail) {
-  for (size_t i = 0; i < s.events.size(); ++i) std::visit(EventChecker(s, fail, fmt::format("events[{}]", i)), s.events[i]);
-}
-
 }  // namespace
+
+void check_events(const std::vector<Event>& events, const TopologySpec& topology, int nodes, int gpus,
+                  const ConsistencyFailure& fail) {
+  for (size_t i = 0; i < events.size(); ++i)
+    std::visit(EventChecker(topology, nodes, gpus, fail, fmt::format("events[{}]", i)), events[i]);
+}
 
 void check_consistency(const Scenario& s, const Fail& fail) {
   check_positive_counts(s, fail);
@@ -348,7 +349,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_data_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);
   check_device(s, fail);
-  check_events(s, fail);
+  check_events(s.events, s.cluster.topology, s.cluster.nodes, s.gpu_count(), fail);
 }
 
 void check_scenario_consistency(const Scenario& s) {

@@ -16,6 +16,11 @@ using ConsistencyFailure =
 
 void check_consistency(const Scenario& s, const ConsistencyFailure& fail);
 
+// The events' targets (GPU ranks, nodes, NICs, leaf switches) on `nodes` nodes of `topology` with
+// `gpus` GPUs, and their amounts and times, in range; fields named "events[i].node".
+void check_events(const std::vector<Event>& events, const TopologySpec& topology, int nodes, int gpus,
+                  const ConsistencyFailure& fail);
+
 // check_consistency for scenarios built in code (validation harness, planner, tests): throws
 // InputError naming the scenario's file (or "<scenario>") and line 0.
 void check_scenario_consistency(const Scenario& s);

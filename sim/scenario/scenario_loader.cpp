@@ -172,6 +172,15 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
 
 Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
 
+std::vector<Event> load_events_file(const fs::path& file) {
+  const YamlFields f(file);
+  const YAML::Node root = f.load();
+  f.require_map(root, "");
+  f.require_known_keys(root, "", {"events"});
+  f.child(root, "", "events");  // required
+  return read_events(f, root);
+}
+
 Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& overrides) {
   const YamlFields f(file);
   const YAML::Node root = f.load();

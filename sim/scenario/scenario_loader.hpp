@@ -25,4 +25,9 @@ struct FieldOverride {
 // does not name a mapping key (or crosses a non-mapping) throws InputError naming it.
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<FieldOverride>& overrides);
 
+// A file holding only an `events:` list, written as a scenario's (`dtsim import --events`): each
+// event's fields read and typed, with file and line in errors; their targets are checked against
+// a cluster by check_events, where one is known.
+std::vector<Event> load_events_file(const std::filesystem::path& file);
+
 }  // namespace dtsim

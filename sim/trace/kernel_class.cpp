@@ -23,6 +23,16 @@ const char* to_string(KernelClass c) {
   return "?";
 }
 
+const char* key_of(KernelClass c) {
+  switch (c) {
+    case KernelClass::half_matmul: return "half_matmul";
+    case KernelClass::fp32_matmul: return "fp32_matmul";
+    case KernelClass::memory_bound: return "memory_bound";
+    case KernelClass::host_copy: return "host_copy";
+  }
+  return "?";
+}
+
 KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
   std::string n = name;
   std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });

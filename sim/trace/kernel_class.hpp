@@ -17,7 +17,8 @@ enum class KernelClass {
   host_copy,     // host-to-device and device-to-host copies
 };
 constexpr int kKernelClassCount = 4;
-const char* to_string(KernelClass c);
+const char* to_string(KernelClass c);  // "fp16/bf16 matmul", for people
+const char* key_of(KernelClass c);     // "half_matmul", for JSON
 
 KernelClass kernel_class(const std::string& name, GpuActivityKind kind);
 
