@@ -25,6 +25,8 @@ TEST(KernelClass, NamesOfCublasCutlassAndCudnnKernels) {
   EXPECT_EQ(kernel("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1"), KernelClass::fp32_matmul);
   EXPECT_EQ(kernel("volta_h884gemm_64x64_ldg8_nn"), KernelClass::half_matmul);
   EXPECT_EQ(kernel("ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_nn"), KernelClass::half_matmul);
+  EXPECT_EQ(kernel("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 4, false, cutlass::bfloat16_t>>"),
+            KernelClass::half_matmul);
   EXPECT_EQ(kernel("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>"), KernelClass::memory_bound);
   EXPECT_EQ(kernel("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"),
             KernelClass::memory_bound);

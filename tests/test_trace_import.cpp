@@ -97,6 +97,16 @@ constexpr const char* kSmallTrace = R"({"traceEvents": [
   {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 20, "dur": 10, "args": {"stream": 7, "correlation": 3}}
 ]})";
 
+// The written trace's step as rank 0, and as rank 1 that began it 10 µs later on the same clock.
+std::pair<RankStep, RankStep> on_time_and_late(const test::ScratchDir& dir) {
+  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
+  RankStep late = step;
+  late.rank = 1;
+  late.step_start_us += 10;
+  for (StepCollective& c : late.collectives) c.start_us += 10;
+  return {step, late};
+}
+
 TEST(StepSummary, BusyAndExposedTimesByHand) {
   const test::ScratchDir dir;
   const KinetoTrace t = read_kineto_trace(dir.write("small.json", kSmallTrace));
@@ -148,11 +158,7 @@ TEST(ReplayProgram, ComputeBetweenCollectivesByHand) {
 // 10 µs before its step are not its compute).
 TEST(TraceReplay, AStragglerSlowsItsRanksComputeFromItsStep) {
   const test::ScratchDir dir;
-  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
-  RankStep late = step;
-  late.rank = 1;
-  late.step_start_us += 10;
-  for (StepCollective& c : late.collectives) c.start_us += 10;
+  const auto [step, late] = on_time_and_late(dir);
   const auto topology = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
   const TraceReplay base = replay_steps({step, late}, {.world_size = 2, .topology_file = topology});
   const TraceReplay slowed = replay_steps(
@@ -164,11 +170,7 @@ TEST(TraceReplay, AStragglerSlowsItsRanksComputeFromItsStep) {
 // same 20 µs; an event naming a node the replay does not have is refused, naming the file.
 TEST(TraceReplay, EventsFromAFileAsAScenariosAndCheckedAgainstTheReplay) {
   const test::ScratchDir dir;
-  const RankStep step = summarize_step(read_kineto_trace(dir.write("small.json", kSmallTrace)), "ProfilerStep#1");
-  RankStep late = step;
-  late.rank = 1;
-  late.step_start_us += 10;
-  for (StepCollective& c : late.collectives) c.start_us += 10;
+  const auto [step, late] = on_time_and_late(dir);
   const auto topology = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
   const TraceReplay base = replay_steps({step, late}, {.world_size = 2, .topology_file = topology});
   const auto events_file = dir.write("events.yaml", "events:\n  - {type: straggler, gpu: 1, slowdown: 2}\n");

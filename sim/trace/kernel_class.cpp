@@ -40,11 +40,14 @@ KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
     return has_any(n, {"htod", "dtoh", "htoh"}) ? KernelClass::host_copy : KernelClass::memory_bound;
   if (kind == GpuActivityKind::memset) return KernelClass::memory_bound;
   // cuBLAS/CUTLASS GEMMs ("volta_sgemm", "tensorop_s1688gemm", "implicit_gemm"), cuDNN's
-  // convolutions ("scudnn", "xmma_fprop", "dgrad", "wgrad"); not cuDNN's batch norm ("bn_fw").
-  const bool matmul = has_any(n, {"gemm", "scudnn", "hcudnn", "fprop", "dgrad", "wgrad", "winograd", "convolution"});
+  // convolutions ("scudnn", "xmma_fprop", "dgrad", "wgrad"), fused attention on tensor cores
+  // ("flash_fwd_kernel", "fmha_cutlassF"); not cuDNN's batch norm ("bn_fw").
+  const bool matmul = has_any(n, {"gemm", "scudnn", "hcudnn", "fprop", "dgrad", "wgrad", "winograd", "convolution",
+                                  "flash", "fmha"});
   if (!matmul) return KernelClass::memory_bound;
-  return has_any(n, {"bf16", "f16", "fp16", "half", "h884", "h1688", "h16816", "hcudnn"}) ? KernelClass::half_matmul
-                                                                                           : KernelClass::fp32_matmul;
+  return has_any(n, {"bf16", "bfloat16", "f16", "fp16", "half", "h884", "h1688", "h16816", "hcudnn"})
+             ? KernelClass::half_matmul
+             : KernelClass::fp32_matmul;
 }
 
 }  // namespace dtsim

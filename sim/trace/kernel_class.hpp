@@ -11,7 +11,7 @@
 namespace dtsim {
 
 enum class KernelClass {
-  half_matmul,   // fp16/bf16 GEMM or convolution ("h884", "f16", "bf16" in its name)
+  half_matmul,   // fp16/bf16 GEMM, convolution or fused attention ("h884", "f16", "bf16" in its name)
   fp32_matmul,   // fp32 GEMM or convolution: TF32 tensor cores since Ampere, CUDA cores before
   memory_bound,  // elementwise, reductions, normalization, layout changes, D2D copies, memsets
   host_copy,     // host-to-device and device-to-host copies
