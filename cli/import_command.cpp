@@ -295,6 +295,9 @@ int run_import_command(const ImportOptions& o) {
   const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
+  if (!o.replay && (!o.straggler.empty() || !o.events.empty() || !o.gpu.empty()))
+    flag_error("--no-replay", "no what-if with it (--straggler, --events and --gpu replay the step)",
+               "--no-replay with a what-if");
   // The replays asked for, each checked (topology, whole nodes, event targets) before any output.
   const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
   ReplaySetup slowed_setup = setup, events_setup = setup, moved_setup = setup;
@@ -305,7 +308,7 @@ int run_import_command(const ImportOptions& o) {
   }
   std::optional<GpuChange> change;
   if (!o.gpu.empty() && o.replay) {
-    change = gpu_change(ranks.front().gpu_name, o.gpu, o.calibration);
+    change = gpu_change(ranks.front().gpu_name, ranks.front().gpu_memory_bytes, o.gpu, o.calibration);
     moved_setup.topology_file = gpu_topology(*change, o);
     moved_setup.scale = change->scale;
   }

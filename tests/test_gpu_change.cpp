@@ -38,7 +38,7 @@ TEST(KernelClass, NamesOfCublasCutlassAndCudnnKernels) {
 // V100 SXM2 to H100 SXM5, datasheets: fp16 tensor 125 -> 989.4 TFLOP/s, fp32 15.7 (CUDA cores) ->
 // 494.7 (TF32), HBM 900 -> 3350 GB/s; the default efficiencies cancel.
 TEST(GpuChange, DatasheetRatiosByHand) {
-  const GpuChange c = gpu_change("Tesla V100-SXM2-32GB", "h100-sxm", "");
+  const GpuChange c = gpu_change("Tesla V100-SXM2-32GB", 0, "h100-sxm", "");
   EXPECT_EQ(c.recorded->id, "v100-sxm2-32gb");
   EXPECT_DOUBLE_EQ(c.scale[KernelClass::half_matmul], 125 / 989.4);
   EXPECT_DOUBLE_EQ(c.scale[KernelClass::fp32_matmul], 15.7 / 494.7);
@@ -47,14 +47,19 @@ TEST(GpuChange, DatasheetRatiosByHand) {
   // Its calibration (tests/data/calibration/h100-measured.json): largest bf16 GEMM 0.8 of peak,
   // the tf32 GEMM 0.7, the largest elementwise run 0.9 of HBM; the V100's the defaults (0.8, 0.85).
   const auto calibration = test::data_dir() / "calibration" / "h100-measured.json";
-  const GpuChange m = gpu_change("Tesla V100-SXM2-32GB", "h100-sxm", calibration);
+  const GpuChange m = gpu_change("Tesla V100-SXM2-32GB", 0, "h100-sxm", calibration);
   EXPECT_DOUBLE_EQ(m.scale[KernelClass::half_matmul], 125 * 0.8 / (989.4 * 0.8));
   EXPECT_DOUBLE_EQ(m.scale[KernelClass::fp32_matmul], 15.7 * 0.8 / (494.7 * 0.7));
   EXPECT_DOUBLE_EQ(m.scale[KernelClass::memory_bound], 900 * 0.85 / (3350 * 0.9));
-  EXPECT_EQ(test::error_of([] { gpu_change("Tesla V100-SXM2-32GB", "h999", ""); }).field, "--gpu");
-  EXPECT_EQ(test::error_of([] { gpu_change("Radeon", "h100-sxm", ""); }).found, "'Radeon'");
+  EXPECT_EQ(test::error_of([] { gpu_change("Tesla V100-SXM2-32GB", 0, "h999", ""); }).field, "--gpu");
+  // HTA's A100-PG509-200 (tests/data/traces/hta) reports 42,297,524,224 B: the 40 GB part, whose HBM
+  // runs at 1,555 GB/s (A100 datasheet), not the 80 GB part's 2,039.
+  const GpuChange a100 = gpu_change("NVIDIA A100-PG509-200", 42297524224.0, "h100-sxm", "");
+  EXPECT_EQ(a100.recorded->id, "a100-40gb-sxm");
+  EXPECT_DOUBLE_EQ(a100.scale[KernelClass::memory_bound], 1555.0 / 3350);
+  EXPECT_EQ(test::error_of([] { gpu_change("Radeon", 0, "h100-sxm", ""); }).found, "'Radeon'");
   EXPECT_EQ(test::error_of([&] {
-              gpu_change("Tesla V100-SXM2-32GB", "a100-80gb-sxm", calibration);
+              gpu_change("Tesla V100-SXM2-32GB", 0, "a100-80gb-sxm", calibration);
             }).field,
             "device");
 }
@@ -97,6 +102,10 @@ TEST(ImportCommand, ReplaysTheStepOnAnotherGpu) {
   const test::CliResult bad = test::run_dtsim("import " + (test::data_dir() / "traces" / "dlrm_kineto").string() +
                                               " --calibration x.json");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  const test::CliResult no_replay = test::run_dtsim(
+      "import " + (test::data_dir() / "traces" / "dlrm_kineto").string() + " --gpu h100-sxm --no-replay");
+  EXPECT_EQ(no_replay.exit_code, 2) << no_replay.output;
+  EXPECT_NE(no_replay.output.find("--no-replay"), std::string::npos) << no_replay.output;
 }
 
 }  // namespace

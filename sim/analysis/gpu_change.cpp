@@ -52,10 +52,10 @@ std::string device_list() {
 
 }  // namespace
 
-GpuChange gpu_change(const std::string& recorded_gpu_name, const std::string& target_id,
+GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memory_bytes, const std::string& target_id,
                      const std::filesystem::path& target_calibration) {
   GpuChange out;
-  const std::optional<std::string> recorded_id = device_id_of_name(recorded_gpu_name);
+  const std::optional<std::string> recorded_id = device_id_of_name(recorded_gpu_name, recorded_memory_bytes);
   out.recorded = recorded_id ? find_device(*recorded_id) : nullptr;
   if (!out.recorded)
     throw InputError({"<command line>", 0, "--gpu", "a trace recorded on a GPU dtsim knows (" + device_list() + ")",

@@ -27,11 +27,12 @@ struct GpuChange {
   KernelTimeScale scale;          // time on target / time as recorded, per class
 };
 
-// `recorded_gpu_name` as CUDA names it ("Tesla V100-SXM2-32GB"); `target_id` a dtsim device id
+// `recorded_gpu_name` as CUDA names it ("Tesla V100-SXM2-32GB"), with its memory (0: unknown;
+// device_id_of_name); `target_id` a dtsim device id
 // ("h100-sxm"); `target_calibration` empty, or a calibration measured on the target. Throws
 // InputError for a recorded GPU dtsim does not know, an unknown id (listing them), or a
 // calibration of another GPU.
-GpuChange gpu_change(const std::string& recorded_gpu_name, const std::string& target_id,
+GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memory_bytes, const std::string& target_id,
                      const std::filesystem::path& target_calibration);
 
 // The steps' kernel time (not collectives) per class, summed over the ranks, seconds.

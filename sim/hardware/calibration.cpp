@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
@@ -189,7 +190,7 @@ Calibration load_calibration(const std::filesystem::path& file, const Efficiency
   return c;
 }
 
-std::optional<std::string> device_id_of_name(const std::string& driver_name) {
+std::optional<std::string> device_id_of_name(const std::string& driver_name, double memory_bytes) {
   std::string n = driver_name;
   std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
   const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
@@ -198,7 +199,10 @@ std::optional<std::string> device_id_of_name(const std::string& driver_name) {
   if (has("h100")) return "h100-sxm";
   if (has("h200")) return "h200-sxm";
   if (has("b200")) return "b200";
-  if (has("a100")) return has("40gb") ? "a100-40gb-sxm" : "a100-80gb-sxm";
+  if (has("a100")) {
+    const bool small = has("40gb") || (!has("80gb") && memory_bytes > 0 && memory_bytes < 60 * std::pow(2.0, 30));
+    return small ? "a100-40gb-sxm" : "a100-80gb-sxm";
+  }
   if (has("v100") && has("sxm2")) return has("32gb") ? "v100-sxm2-32gb" : "v100-sxm2-16gb";
   if (has("p100") && has("sxm2")) return "p100-sxm2-16gb";
   return std::nullopt;

@@ -49,7 +49,11 @@ class Reader {
               [](const TraceStep& a, const TraceStep& b) { return a.start_us < b.start_us; });
     std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
                      [](const GpuActivity& a, const GpuActivity& b) { return a.start_us < b.start_us; });
-    trace.gpu_name = gpu_name(root);
+    if (const json* device = device_properties(root)) {
+      trace.gpu_name = text_of(*device, "name");
+      if (device->contains("totalGlobalMem") && (*device)["totalGlobalMem"].is_number())
+        trace.gpu_memory_bytes = (*device)["totalGlobalMem"].get<double>();
+    }
     return trace;
   }
 
@@ -220,15 +224,16 @@ class Reader {
     return a;
   }
 
-  std::string gpu_name(const json& root) const {
+  // The deviceProperties entry of the device the GPU events ran on, or nullptr.
+  const json* device_properties(const json& root) const {
     const auto props = root.find("deviceProperties");
-    if (props == root.end() || !props->is_array() || gpu_events_.empty()) return "";
+    if (props == root.end() || !props->is_array() || gpu_events_.empty()) return nullptr;
     const json& args = args_of(*gpu_events_.front());
     const long device = args.contains("device") && args["device"].is_number_integer() ? args["device"].get<long>() : 0;
     for (const json& p : *props)
       if (p.is_object() && p.contains("id") && p["id"].is_number_integer() && p["id"].get<long>() == device)
-        return text_of(p, "name");
-    return "";
+        return &p;
+    return nullptr;
   }
 
   std::filesystem::path file_;

@@ -60,6 +60,7 @@ struct KinetoTrace {
   std::filesystem::path file;
   int rank = -1, world_size = 0;  // distributedInfo; -1 and 0 when absent
   std::string gpu_name;           // deviceProperties of the device the GPU events ran on
+  double gpu_memory_bytes = 0;    // its totalGlobalMem; 0 when not recorded
   std::vector<TraceStep> steps;   // in time order
   std::vector<GpuActivity> gpu;   // in time order
   // False where the file has durations but no start times (a Chakra .et): the GPU work was laid

@@ -59,6 +59,7 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
   r.file = trace.file.string();
   r.rank = trace.rank;
   r.gpu_name = trace.gpu_name;
+  r.gpu_memory_bytes = trace.gpu_memory_bytes;
   r.step = step;
   r.step_start_us = s->start_us;
   r.step_s = s->duration_us * 1e-6;

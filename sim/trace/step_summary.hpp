@@ -29,6 +29,7 @@ struct RankStep {
   std::string file;
   int rank = -1;
   std::string gpu_name;
+  double gpu_memory_bytes = 0;  // 0: not recorded
   std::string step;        // "ProfilerStep#5"
   double step_start_us = 0;  // the annotation's start, on the trace's clock
   double step_s = 0;       // the annotation's duration: the step as recorded
