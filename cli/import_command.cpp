@@ -312,8 +312,11 @@ int run_import_command(const ImportOptions& o) {
     moved_setup.topology_file = gpu_topology(*change, o);
     moved_setup.scale = change->scale;
   }
-  if (o.replay)
-    for (const ReplaySetup& s : {setup, slowed_setup, events_setup, moved_setup}) replay_platform(ranks, s);
+  if (o.replay) {
+    replay_platform(ranks, setup);
+    if (!events_setup.events.empty()) replay_platform(ranks, events_setup);
+    if (change) replay_platform(ranks, moved_setup);  // the straggler's rank was checked by straggler_flag
+  }
   const std::vector<CriticalCollective> path = critical_path(ranks);
   print(ranks, world_size, path);
   const json pairing = print_pairings(imported.pairings);

@@ -44,11 +44,7 @@ ClassRates rates_of(const DeviceSpec& d, const ClassEfficiency& eff) {
           d.hbm_bw_Bps * eff.memory};
 }
 
-std::string device_list() {
-  std::string out;
-  for (const std::string& id : device_ids()) out += (out.empty() ? "" : ", ") + id;
-  return out;
-}
+std::string device_list() { return fmt::format("{}", fmt::join(device_ids(), ", ")); }
 
 }  // namespace
 

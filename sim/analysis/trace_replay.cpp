@@ -60,13 +60,12 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup&
   if (traced.empty()) return out;
   const ReplayPlatform platform = replay_platform(traced, setup);
   const TopologySpec& topology = platform.topology;
-  const int world_size = setup.world_size;
+  const int count = platform.ranks;
   std::vector<RankStep> ranks = traced;
-  for (int k = int(traced.size()); k < world_size; ++k) {
+  for (int k = int(traced.size()); k < count; ++k) {
     ranks.push_back(traced[size_t(k) % traced.size()]);
     ranks.back().rank = k;
   }
-  const int count = platform.ranks;
   out.topology_file = platform.topology_file;
   out.topology_reason = platform.topology_reason;
   out.nodes = platform.nodes;
@@ -76,7 +75,7 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup&
   out.assumed = program.assumed;
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),
-                       fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", world_size,
+                       fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", count,
                                    traced.size(), traced.size()));
   // A straggler slows its rank from when that rank's step began, not the wait before it.
   std::vector<Event> shifted = setup.events;

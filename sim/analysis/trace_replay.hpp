@@ -10,8 +10,8 @@
 #include "engine.hpp"
 #include "kernel_class.hpp"
 #include "scenario.hpp"
-#include "topology_spec.hpp"
 #include "step_summary.hpp"
+#include "topology_spec.hpp"
 
 namespace dtsim {
 

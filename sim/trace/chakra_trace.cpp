@@ -162,10 +162,7 @@ class ChakraReader {
 
 bool is_chakra_file_name(const std::filesystem::path& file) {
   const std::string name = file.filename().string();
-  const auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends_with(".et") || ends_with(".et.gz");
+  return name.ends_with(".et") || name.ends_with(".et.gz");
 }
 
 KinetoTrace read_chakra_trace(const std::filesystem::path& file) { return ChakraReader(file).read(); }

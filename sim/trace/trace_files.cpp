@@ -7,17 +7,9 @@
 
 namespace dtsim {
 
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
-
 bool is_trace_file_name(const std::filesystem::path& file) {
   const std::string name = file.filename().string();
-  return ends_with(name, ".json") || ends_with(name, ".json.gz") || is_chakra_file_name(file);
+  return name.ends_with(".json") || name.ends_with(".json.gz") || is_chakra_file_name(file);
 }
 
 TraceFiles read_trace_files(const std::vector<std::filesystem::path>& files) {
