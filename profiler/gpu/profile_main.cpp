@@ -24,6 +24,7 @@
 #include "operator.hpp"
 #include "operator_sweep.hpp"
 #include "input_error.hpp"
+#include "record_command.hpp"
 #include "recorded_run.hpp"
 
 namespace {
@@ -225,12 +226,25 @@ int main(int argc, char** argv) {
   app.add_option("--iters", o.iterations, "timed runs")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--gpus", o.gpus, "local GPUs for NCCL (default: all)")->check(CLI::NonNegativeNumber);
+
+  gpu::RecordOptions record;
+  CLI::App* record_app = app.add_subcommand(
+      "record", "run a CUDA job unchanged (dtsim-profile record -- COMMAND...) and write one trace per rank "
+                "for dtsim import");
+  record_app->add_option("--out", record.out_dir, "folder for the traces (raw/ holds what the job wrote)")
+      ->capture_default_str();
+  record_app->add_option("--step-range", record.step_range,
+                         "NVTX range that marks one step (default: ProfilerStep#N ranges, else the period of "
+                         "the NCCL calls)");
+  record_app->add_flag("--convert-only", record.convert_only, "run nothing: write the traces from OUT/raw/ again");
+  record_app->add_option("command", record.command, "the job and its arguments, after --");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitBadInput;
   }
+  if (*record_app) return gpu::run_record_command(record);
 
   try {
     return profile(o);
