@@ -1,6 +1,7 @@
 #include "kineto_from_recording.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
