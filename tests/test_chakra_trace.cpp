@@ -98,11 +98,13 @@ TEST(ChakraTrace, LaysNodesWithoutStartTimesEndToEndByHand) {
   ASSERT_EQ(r.collectives.size(), 1u);
   EXPECT_DOUBLE_EQ(r.collectives[0].start_us, 10);
   EXPECT_EQ(r.collectives[0].collective.bytes, 4000);
-  // Replayed: 10 µs of compute, the all-reduce, 20 µs; the laying out is said.
+  // Replayed: 10 µs of compute, the all-reduce and the wait for it (nothing ran beside it: the
+  // nodes are laid end to end), 20 µs; the laying out is said.
   const ReplayProgram p = replay_program({r, r});
-  ASSERT_EQ(p.workload.ranks[0].tasks.size(), 3u);
+  ASSERT_EQ(p.workload.ranks[0].tasks.size(), 4u);
   EXPECT_DOUBLE_EQ(p.workload.ranks[0].tasks[0].compute_s, 10e-6);
-  EXPECT_DOUBLE_EQ(p.workload.ranks[0].tasks[2].compute_s, 20e-6);
+  EXPECT_EQ(p.workload.ranks[0].tasks[2].kind, TaskKind::wait_overlapped);
+  EXPECT_DOUBLE_EQ(p.workload.ranks[0].tasks[3].compute_s, 20e-6);
   EXPECT_NE(p.assumed.back().find("laid end to end"), std::string::npos);
 }
 

@@ -66,7 +66,7 @@ TEST(GpuChange, DatasheetRatiosByHand) {
 
 // A 40 µs step: "gemm" kernels (fp32 matmul) over [0, 10] and [20, 30] µs, an all-reduce over
 // [5, 25]. Twice as fast a GPU for fp32 matmuls: the 5 µs of GEMM before the all-reduce take 2.5,
-// the 15 µs after it (5 of GEMM, 10 idle) take 12.5.
+// the 10 µs of GEMM beside it take 5, the 15 µs after it (5 of GEMM, 10 idle) take 12.5.
 TEST(ReplayProgram, KernelTimeScaledByClassIdleKept) {
   RankStep step;
   step.step_s = 40e-6;
@@ -79,9 +79,10 @@ TEST(ReplayProgram, KernelTimeScaledByClassIdleKept) {
   half_time[KernelClass::fp32_matmul] = 0.5;
   const ReplayProgram p = replay_program({step, step}, half_time);
   const std::vector<Task>& tasks = p.workload.ranks[0].tasks;
-  ASSERT_EQ(tasks.size(), 3u);
+  ASSERT_EQ(tasks.size(), 5u);
   EXPECT_DOUBLE_EQ(tasks[0].compute_s, 2.5e-6);
-  EXPECT_DOUBLE_EQ(tasks[2].compute_s, 12.5e-6);
+  EXPECT_DOUBLE_EQ(tasks[2].compute_s, 5e-6);
+  EXPECT_DOUBLE_EQ(tasks[4].compute_s, 12.5e-6);
   EXPECT_NE(p.assumed.back().find("scaled by its class"), std::string::npos);
 }
 

@@ -35,12 +35,12 @@ void check_same_sequence(const std::vector<RankStep>& ranks, const std::vector<s
   }
 }
 
-// The length of [from_us, to_us) of `rank` with its kernels' busy time scaled: the union of the
-// kernels in it runs `scale` times as long, weighted by their classes' time; idle and host time
-// between kernels is kept.
-double scaled_length(const RankStep& rank, double from_us, double to_us, const KernelTimeScale& scale) {
-  const double length = to_us - from_us;
-  if (scale.is_identity()) return length;
+// The union of `rank`'s compute kernels in [from_us, to_us), as measured and as it runs with its
+// kernels scaled (each class's factor weighted by its time).
+struct BusyTime {
+  double measured_us = 0, scaled_us = 0;
+};
+BusyTime busy_time(const RankStep& rank, double from_us, double to_us, const KernelTimeScale& scale) {
   std::vector<Interval> busy;
   double weighted = 0, total = 0;
   for (const StepKernel& k : rank.compute_kernels) {
@@ -50,9 +50,17 @@ double scaled_length(const RankStep& rank, double from_us, double to_us, const K
     weighted += (b - a) * scale[k.kind];
     total += b - a;
   }
-  if (total <= 0) return length;
   const double union_us = union_length(busy);
-  return length - union_us + union_us * weighted / total;
+  return {union_us, total > 0 ? union_us * weighted / total : 0};
+}
+
+// The length of [from_us, to_us) with its kernels' busy time scaled; idle and host time between
+// kernels is kept.
+double scaled_length(const RankStep& rank, double from_us, double to_us, const KernelTimeScale& scale) {
+  const double length = to_us - from_us;
+  if (scale.is_identity()) return length;
+  const BusyTime busy = busy_time(rank, from_us, to_us, scale);
+  return length - busy.measured_us + busy.scaled_us;
 }
 
 }  // namespace
@@ -87,7 +95,8 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
                                       unknown == 1 ? "" : "s"));
   if (reduces > 0)
     out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
-  out.assumed.push_back(fmt::format("every collective over all {} ranks, blocking the compute after it",
+  out.assumed.push_back(fmt::format("every collective over all {} ranks; compute that ran beside its kernel "
+                                    "runs beside it, compute after the kernel's end waits for it",
                                     ranks.size()));
   if (!scale.is_identity())
     out.assumed.push_back("kernel time between collectives scaled by its class; idle and host time kept");
@@ -109,12 +118,20 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
         tasks.push_back({.kind = TaskKind::compute, .compute_s = scaled_length(ranks[r], t, until_us, scale) * 1e-6});
       t = std::max(t, until_us);
     };
+    // Each collective runs on the communication stream; the GPU work that ran while its kernel did
+    // (other streams) runs beside it, as its busy time alone (idle time in the window was waiting
+    // for the collective), and everything after the kernel's recorded end waits for it.
     for (size_t i = 0; i < seqs[r].size(); ++i) {
       const StepCollective& c = seqs[r][i];
       compute_until(c.start_us);
       tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = 0,
-                       .collective = program_kind(c.collective.kind), .bytes = bytes[i]});
-      t = std::max(t, c.start_us + c.duration_us);
+                       .collective = program_kind(c.collective.kind), .bytes = bytes[i], .overlapped = true});
+      const double end_us = c.start_us + c.duration_us;
+      const double beside_us = end_us > t ? busy_time(ranks[r], t, end_us, scale).scaled_us : 0;
+      if (beside_us > 0) tasks.push_back({.kind = TaskKind::compute, .compute_s = beside_us * 1e-6});
+      tasks.push_back({.kind = TaskKind::wait_overlapped, .phase = Phase::gradient_sync,
+                       .overlapped_done = int(i) + 1});
+      t = std::max(t, end_us);
     }
     compute_until(ranks[r].step_start_us + ranks[r].step_s * 1e6);
   }

@@ -2,11 +2,14 @@
 // A recorded step as the program the engine runs (program.hpp), one rank per trace: the time from
 // the step's start to each NCCL kernel's start, and from its end to the next, is a compute task of
 // that length (GPU work and idle time as measured, the CPU's included), and each NCCL kernel a
-// blocking collective over all the traced ranks, so that the engine simulates its transfer and
-// the waiting for late ranks; what follows the last one until the step's end is a last compute
-// task. Collectives that overlapped compute are replayed as if they blocked it (the trace does not
-// say which compute waited for which collective): an overlapped one's replayed step is its
-// recorded one only when the simulated collective takes as long as the recorded kernel.
+// collective over all the traced ranks on the communication stream, so that the engine simulates
+// its transfer and the waiting for late ranks; what follows the last one until the step's end is
+// a last compute task. The trace does not say which compute waited for which collective, only
+// what ran when: the GPU work that ran while the kernel did (on other streams) runs beside the
+// collective, as its busy time (idle time under the kernel was waiting for it), and the rank waits
+// for the collective before anything after the kernel's recorded end. A step replays as recorded
+// when each simulated collective takes as long as its recorded kernel; a faster fabric shortens
+// only what no concurrent compute hid.
 #include <string>
 #include <vector>
 
