@@ -101,6 +101,30 @@ TEST(CollectiveTime, DirectAllToAllAndSendRecv) {
               145.8 * kUs + S / 100e9, 1e-6);
 }
 
+// 72 GPUs on one NVSwitch (as a GB200 NVL72 domain): each sends S/72 to 71 peers and receives as
+// much, 142 flows a rank, which its helper actors start and await 64 at a time (phase_flows.hpp);
+// the time is the formula's all the same, one step and 71/72 S through each GPU's NVLink.
+TEST(CollectiveTime, DirectAllToAllOver72GpusWithHelperActors) {
+  TopologySpec topo = test_topology("nvswitch-8");
+  topo.node.gpus = 72;
+  std::vector<int> all(72);
+  for (int r = 0; r < 72; ++r) all[size_t(r)] = r;
+  const double S = 1e9;
+  EXPECT_NEAR(simulated_s(topo, 1, {all}, {.kind = CollectiveKind::all_to_all, .algorithm = Algo::direct, .bytes = S}),
+              145.8 * kUs + 71.0 / 72 * S / 100e9, 1e-6);
+  // GPU 5's NVLink failing 1 ms in, mid-transfer: the helpers' failure reaches their ranks, and
+  // the iteration ends unfinished instead of hanging.
+  Workload w;
+  w.ranks.resize(72);
+  w.groups.push_back({"test", all});
+  for (RankProgram& r : w.ranks)
+    r.tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = 0,
+                       .collective = CollectiveKind::all_to_all, .bytes = S, .algorithm = Algo::direct});
+  const SimulationResult failed = simulate_workload(
+      topo, 1, test::kSpeed, w, {ResourceFailureEvent{.resource = FailedResource::nvlink, .gpu = 5, .at_s = 1e-3}});
+  EXPECT_FALSE(failed.engine.completed);
+}
+
 // Four nodes of one GPU (NIC 50 GB/s, 3 us per NIC) under one leaf switch: nothing shared.
 TopologySpec four_single_gpu_nodes() {
   TopologySpec topo = test_topology("single-gpu-nodes");

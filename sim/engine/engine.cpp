@@ -13,6 +13,7 @@
 
 #include "collective_plan.hpp"
 #include "host_staged_allreduce.hpp"
+#include "phase_flows.hpp"
 
 namespace dtsim {
 
@@ -291,24 +292,17 @@ class RankActor {
     const std::vector<int>& clones = begin_collective(task, span, start);
     for (const RankPhase& phase : mine.phases) {
       const double phase_start = sg4::Engine::get_clock();
-      std::vector<sg4::CommPtr> comms;
-      std::vector<double> route_latencies_s;
+      std::vector<PhaseFlow> flows;
       for (const auto& [dst, bytes] : phase.sends) {
         const uint64_t flow_bytes = uint64_t(std::llround(bytes * task.calls));
-        comms.push_back(flow_mailbox(task.group, rank_, dst)->put_async(&g_token, flow_bytes));
-        route_latencies_s.push_back(route_latency_s(rank_, dst));
+        flows.push_back({flow_mailbox(task.group, rank_, dst), flow_bytes, true, route_latency_s(rank_, dst)});
         if (clones.empty() && !s_.folded(rank_)) s_.repeated_flow(rank_, dst, double(flow_bytes));
       }
-      std::vector<char*> received(phase.receives.size(), nullptr);
-      for (size_t i = 0; i < phase.receives.size(); ++i) {
-        comms.push_back(flow_mailbox(task.group, phase.receives[i], rank_)->get_async<char>(&received[i]));
-        route_latencies_s.push_back(route_latency_s(phase.receives[i], rank_));
-      }
-      wait_all_or_cancel(comms);
+      for (int src : phase.receives)
+        flows.push_back({flow_mailbox(task.group, src, rank_), 0, false, route_latency_s(src, rank_)});
+      const double transfers_end_s =
+          std::max(phase_start, run_phase_flows(flows, sg4::this_actor::get_cname()));
       count_activities(int64_t(phase.sends.size()));  // each flow counted once, on its sender
-      double transfers_end_s = phase_start;
-      for (size_t i = 0; i < comms.size(); ++i)
-        transfers_end_s = std::max(transfers_end_s, comms[i]->get_finish_time() - route_latencies_s[i]);
       const double remaining_s = transfers_end_s + phase.latency_s * task.calls - sg4::Engine::get_clock();
       if (remaining_s > 0) {
         sg4::this_actor::sleep_for(remaining_s);
