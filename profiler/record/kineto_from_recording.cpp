@@ -1,9 +1,12 @@
 #include "kineto_from_recording.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -104,6 +107,15 @@ json collective_args(const Launch& l, const RecordedCommunicator* comm) {
   return args;
 }
 
+// CUPTI gives a kernel's mangled name ("_Z39ncclDevKernel_AllReduce_..."); Kineto writes it
+// demangled, and so do these traces.
+std::string demangled(const std::string& name) {
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                     std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
+}
+
 bool is_nccl_kernel(const std::string& name) {
   return name.starts_with("nccl") && name.find("Kernel_") != std::string::npos;
 }
@@ -126,13 +138,14 @@ bool fits(const std::string& kernel_word, const Launch& l) {
 // NCCL kernels in launch (correlation) order against the launches in call order: each kernel
 // takes the next launch of its kind within a few, so that a call the plugin missed (or a kernel
 // CUPTI dropped) costs one pairing, not every later one.
-std::map<const RecordedActivity*, const Launch*> pair_kernels(const std::vector<const RecordedActivity*>& kernels,
-                                                              const std::vector<Launch>& launches) {
+std::map<const RecordedActivity*, const Launch*> pair_kernels(
+    const std::vector<const RecordedActivity*>& kernels, const std::vector<Launch>& launches,
+    const std::map<const RecordedActivity*, std::string>& names) {
   constexpr size_t kWindow = 4;
   std::map<const RecordedActivity*, const Launch*> out;
   size_t next = 0;
   for (const RecordedActivity* k : kernels) {
-    const std::string word = kernel_func(k->name);
+    const std::string word = kernel_func(names.at(k));
     for (size_t j = next; j < launches.size() && j < next + kWindow; ++j) {
       if (!fits(word, launches[j])) continue;
       out[k] = &launches[j];
@@ -220,13 +233,17 @@ ConvertedRecording kineto_from_recording(const RecordedProcess& p, const Convers
 
   const std::vector<Launch> launches = launches_of(p);
   out.nccl_launches = launches.size();
+  std::map<const RecordedActivity*, std::string> names;  // kernels' demangled names
   std::vector<const RecordedActivity*> nccl_kernels;
-  for (const RecordedActivity& a : p.gpu)
-    if (a.kind == RecordedActivityKind::kernel && is_nccl_kernel(a.name)) nccl_kernels.push_back(&a);
+  for (const RecordedActivity& a : p.gpu) {
+    if (a.kind != RecordedActivityKind::kernel) continue;
+    const std::string& name = names[&a] = demangled(a.name);
+    if (is_nccl_kernel(name)) nccl_kernels.push_back(&a);
+  }
   std::stable_sort(nccl_kernels.begin(), nccl_kernels.end(),
                    [](auto* a, auto* b) { return a->correlation < b->correlation; });
   out.nccl_kernels = nccl_kernels.size();
-  const auto paired = pair_kernels(nccl_kernels, launches);
+  const auto paired = pair_kernels(nccl_kernels, launches, names);
   out.matched = paired.size();
 
   json events = json::array();
@@ -238,7 +255,9 @@ ConvertedRecording kineto_from_recording(const RecordedProcess& p, const Convers
       const auto comm = comms.find(it->second->comm);
       args.update(collective_args(*it->second, comm == comms.end() ? nullptr : comm->second));
     }
-    events.push_back({{"ph", "X"}, {"cat", category(a.kind)}, {"name", a.name}, {"pid", a.device},
+    const auto name = names.find(&a);
+    events.push_back({{"ph", "X"}, {"cat", category(a.kind)}, {"name", name != names.end() ? name->second : a.name},
+                      {"pid", a.device},
                       {"tid", a.stream}, {"ts", us(a.start_ns)}, {"dur", duration_us(a.start_ns, a.end_ns)},
                       {"args", args}});
     launched.insert(a.correlation);
