@@ -166,7 +166,9 @@ TEST(RecordingConversion, GivesNcclKernelsTheirCallsAndFindsStepsFromThePeriod) 
   EXPECT_EQ(t.gpu_name, "NVIDIA H100 80GB HBM3");
   ASSERT_EQ(step_names(t), (std::vector<std::string>{"ProfilerStep#0", "ProfilerStep#1"}));
   for (const GpuActivity& a : t.gpu) {  // demangled, as Kineto writes it, and cut at '(' by the reader
-    if (a.collective) EXPECT_EQ(a.name, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    if (a.collective) {
+      EXPECT_EQ(a.name, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    }
   }
   const RankStep r = summarize_step(t, "ProfilerStep#1");
   EXPECT_NEAR(r.step_s, 1200e-6, 1e-9);
