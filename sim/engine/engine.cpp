@@ -451,23 +451,6 @@ class RankActor {
     }
   }
 
-  // When a failed link or host fails one of the flows, the others are cancelled before the
-  // failure propagates: SimGrid aborts when a comm still running is destroyed.
-  static void wait_all_or_cancel(const std::vector<sg4::CommPtr>& comms) {
-    try {
-      sg4::Comm::wait_all(comms);
-    } catch (const simgrid::Exception&) {
-      cancel_unfinished(comms);
-      throw;
-    }
-  }
-
-  template <class ActivityPtr>
-  static void cancel_unfinished(const std::vector<ActivityPtr>& activities) {
-    for (const ActivityPtr& a : activities)
-      if (a->get_state() != sg4::Activity::State::FINISHED) a->cancel();
-  }
-
   // The communication stream: a second actor on this GPU that runs overlapped collectives one
   // after another in issue order, as NCCL kernels on their own CUDA stream do. It is started
   // on first use; semaphores hand it work and report completions.

@@ -20,14 +20,7 @@ double start_and_wait(const PhaseFlow* first, const PhaseFlow* last) {
   for (const PhaseFlow* f = first; f != last; ++f)
     comms.push_back(f->send ? f->mailbox->put_async(&g_token, f->bytes)
                             : f->mailbox->get_async<char>(&received[size_t(f - first)]));
-  try {
-    sg4::Comm::wait_all(comms);
-  } catch (const simgrid::Exception&) {
-    // SimGrid aborts when a comm still running is destroyed: cancel the others first.
-    for (const sg4::CommPtr& c : comms)
-      if (c->get_state() != sg4::Activity::State::FINISHED) c->cancel();
-    throw;
-  }
+  wait_all_or_cancel(comms);
   double end = 0;
   for (size_t i = 0; i < comms.size(); ++i) end = std::max(end, comms[i]->get_finish_time() - first[i].route_latency_s);
   return end;
@@ -42,6 +35,15 @@ struct Helpers {
 };
 
 }  // namespace
+
+void wait_all_or_cancel(const std::vector<sg4::CommPtr>& comms) {
+  try {
+    sg4::Comm::wait_all(comms);
+  } catch (const simgrid::Exception&) {
+    cancel_unfinished(comms);
+    throw;
+  }
+}
 
 double run_phase_flows(const std::vector<PhaseFlow>& flows, const std::string& helper_name) {
   if (flows.size() <= kFlowsPerActor) return start_and_wait(flows.data(), flows.data() + flows.size());

@@ -22,6 +22,18 @@ struct PhaseFlow {
   double route_latency_s = 0;  // paid by the flow already, and taken off its finish time
 };
 
+// Cancels the activities not finished yet: SimGrid aborts when a comm still running is destroyed,
+// so when one activity fails (a failed link or host) the others are cancelled before the failure
+// propagates.
+template <class ActivityPtr>
+void cancel_unfinished(const std::vector<ActivityPtr>& activities) {
+  for (const ActivityPtr& a : activities)
+    if (a->get_state() != simgrid::s4u::Activity::State::FINISHED) a->cancel();
+}
+
+// Waits for all the comms; on a failure cancels the others and rethrows.
+void wait_all_or_cancel(const std::vector<simgrid::s4u::CommPtr>& comms);
+
 // Starts the flows, waits for all of them and returns the latest finish time less its route
 // latency (0 for no flows). A flow that fails (a failed link or host) cancels the rest of its
 // actor's and the failure is rethrown here; a helper left waiting then stays blocked, as a rank
