@@ -1,7 +1,5 @@
 #include "record_command.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 

@@ -25,6 +25,7 @@ struct Launch {
   std::string func;             // of the first call
   std::vector<const RecordedNcclCall*> calls;
   uint64_t start_ns = 0;        // the first call's
+  nlohmann::json args;          // collective_args(): what its kernel is given
 };
 
 const std::pair<const char*, double> kNcclTypes[] = {
@@ -73,7 +74,7 @@ std::vector<Launch> launches_of(const RecordedProcess& p) {
       continue;
     }
     open[key] = launches.size();
-    launches.push_back({c->comm, c->func, {c}, c->start_ns});
+    launches.push_back({c->comm, c->func, {c}, c->start_ns, {}});
   }
   return launches;
 }
@@ -179,13 +180,14 @@ std::vector<Step> steps_from_ranges(const RecordedProcess& p, const std::string&
 // call of one repetition to the first call of the next. Steps are numbered by launch index over
 // the period: the same on every rank of an SPMD job. Only the last kMaxLaunches launches are
 // searched (the search is quadratic).
-std::vector<Step> steps_from_period(const std::vector<Launch>& launches, const std::vector<json>& signatures,
-                                    size_t& period) {
+std::vector<Step> steps_from_period(const std::vector<Launch>& launches, size_t& period) {
   constexpr size_t kMaxLaunches = 4096;
   const size_t n = launches.size(), low = n > kMaxLaunches ? n - kMaxLaunches : 0;
   auto same = [&](size_t a, size_t b, size_t len) {
-    for (size_t i = 0; i < len; ++i)
-      if (signatures[a + i] != signatures[b + i]) return false;
+    for (size_t i = 0; i < len; ++i) {
+      const Launch &x = launches[a + i], &y = launches[b + i];
+      if (x.comm != y.comm || x.args != y.args) return false;
+    }
     return true;
   };
   period = 0;
@@ -231,7 +233,11 @@ ConvertedRecording kineto_from_recording(const RecordedProcess& p, const Convers
   out.rank = p.rank ? *p.rank : world ? world->rank : 0;
   out.world_size = p.world_size ? *p.world_size : world ? world->ranks : 1;
 
-  const std::vector<Launch> launches = launches_of(p);
+  std::vector<Launch> launches = launches_of(p);
+  for (Launch& l : launches) {
+    const auto comm = comms.find(l.comm);
+    l.args = collective_args(l, comm == comms.end() ? nullptr : comm->second);
+  }
   out.nccl_launches = launches.size();
   std::map<const RecordedActivity*, std::string> names;  // kernels' demangled names
   std::vector<const RecordedActivity*> nccl_kernels;
@@ -251,15 +257,11 @@ ConvertedRecording kineto_from_recording(const RecordedProcess& p, const Convers
   for (const RecordedActivity& a : p.gpu) {
     json args = {{"device", a.device}, {"stream", a.stream}, {"correlation", a.correlation}};
     if (a.kind != RecordedActivityKind::kernel) args["bytes"] = a.bytes;
-    if (const auto it = paired.find(&a); it != paired.end()) {
-      const auto comm = comms.find(it->second->comm);
-      args.update(collective_args(*it->second, comm == comms.end() ? nullptr : comm->second));
-    }
+    if (const auto it = paired.find(&a); it != paired.end()) args.update(it->second->args);
     const auto name = names.find(&a);
     events.push_back({{"ph", "X"}, {"cat", category(a.kind)}, {"name", name != names.end() ? name->second : a.name},
-                      {"pid", a.device},
-                      {"tid", a.stream}, {"ts", us(a.start_ns)}, {"dur", duration_us(a.start_ns, a.end_ns)},
-                      {"args", args}});
+                      {"pid", a.device}, {"tid", a.stream}, {"ts", us(a.start_ns)},
+                      {"dur", duration_us(a.start_ns, a.end_ns)}, {"args", args}});
     launched.insert(a.correlation);
   }
   out.gpu_activities = p.gpu.size();
@@ -276,13 +278,8 @@ ConvertedRecording kineto_from_recording(const RecordedProcess& p, const Convers
     out.steps_from = options.step_range.empty() ? "NVTX ranges ProfilerStep#N"
                                                 : "NVTX ranges '" + options.step_range + "'";
   } else {
-    std::vector<json> signatures;
-    for (const Launch& l : launches) {
-      const auto comm = comms.find(l.comm);
-      signatures.push_back({l.comm, collective_args(l, comm == comms.end() ? nullptr : comm->second)});
-    }
     size_t period = 0;
-    steps = steps_from_period(launches, signatures, period);
+    steps = steps_from_period(launches, period);
     if (!steps.empty()) out.steps_from = "the NCCL calls, which repeat every " + std::to_string(period) + " launches";
   }
   if (steps.empty() && !p.gpu.empty()) {
