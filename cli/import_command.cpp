@@ -37,6 +37,21 @@ std::string bytes_text(const TraceCollective& c) {
 
 std::string group_text(const TraceCollective& c) { return c.group_size > 0 ? std::to_string(c.group_size) : "?"; }
 
+// The rank whose GPU ran its step furthest behind the step's annotation, where that is over 1% of
+// the step: a CPU that runs ahead (nothing waits for the GPU each step) queues the step's work behind
+// the earlier steps'.
+void print_gpu_lag(const std::vector<RankStep>& ranks) {
+  const auto most = std::max_element(ranks.begin(), ranks.end(), [](const RankStep& a, const RankStep& b) {
+    return a.gpu_lag_s() < b.gpu_lag_s();
+  });
+  if (most == ranks.end() || most->gpu_lag_s() <= 0.01 * most->step_s) return;
+  std::cout << fmt::format("GPU step       {:.3f} ms on rank {}, {:.3f} ms behind its annotation (the CPU ran ahead): "
+                           "from the end of the work launched before the step to the end of the step's own; the "
+                           "replay runs this window\n",
+                           1e3 * most->gpu_step_s(), most->rank < 0 ? std::string("?") : std::to_string(most->rank),
+                           1e3 * most->gpu_lag_s());
+}
+
 void print(const std::vector<RankStep>& ranks, int world_size, const std::vector<CriticalCollective>& path) {
   const RankStep& first = ranks.front();
   std::cout << fmt::format("import         {} trace{} of {}, world size {}, step {}\n", ranks.size(),
@@ -58,6 +73,7 @@ void print(const std::vector<RankStep>& ranks, int world_size, const std::vector
     std::cout << fmt::format("measured step  not recorded: the trace has durations, no start times; its GPU work "
                              "laid end to end takes {:.3f} ms\n",
                              1e3 * slowest_step_s(ranks));
+  print_gpu_lag(ranks);
   std::cout << fmt::format("collectives of rank {} (kind, input bytes, where the size came from, kernel µs):\n",
                            first.rank < 0 ? std::string("?") : std::to_string(first.rank));
   for (const StepCollective& c : first.collectives)
@@ -103,6 +119,8 @@ json to_json(const std::vector<RankStep>& ranks) {
                    {"rank", r.rank >= 0 ? json(r.rank) : json(nullptr)},
                    {"gpu", r.gpu_name},
                    {"step_s", r.step_s},
+                   {"gpu_step_s", r.gpu_step_s()},
+                   {"gpu_lag_s", r.gpu_lag_s()},
                    {"gpu_span_s", r.gpu_span_s},
                    {"compute_s", r.compute_s},
                    {"collective_s", r.collective_s},

@@ -70,6 +70,7 @@ TEST(GpuChange, DatasheetRatiosByHand) {
 TEST(ReplayProgram, KernelTimeScaledByClassIdleKept) {
   RankStep step;
   step.step_s = 40e-6;
+  step.gpu_step_end_us = 40;
   TraceCollective all_reduce;
   all_reduce.bytes = 4000;
   all_reduce.size_source = SizeSource::kernel_args;

@@ -103,6 +103,8 @@ std::pair<RankStep, RankStep> on_time_and_late(const test::ScratchDir& dir) {
   RankStep late = step;
   late.rank = 1;
   late.step_start_us += 10;
+  late.gpu_step_start_us += 10;
+  late.gpu_step_end_us += 10;
   for (StepCollective& c : late.collectives) c.start_us += 10;
   return {step, late};
 }
@@ -148,6 +150,8 @@ TEST(ReplayProgram, ComputeBetweenCollectivesByHand) {
   // Ranks whose steps overlap in time share a clock: the later one starts 10 µs in.
   RankStep late = step;
   late.step_start_us += 10;
+  late.gpu_step_start_us += 10;
+  late.gpu_step_end_us += 10;
   for (StepCollective& c : late.collectives) c.start_us += 10;
   const ReplayProgram q = replay_program({step, late});
   ASSERT_EQ(q.start_offset_s.size(), 2u);
@@ -230,6 +234,42 @@ TEST(TraceReplay, DlrmStepReplaysWithinFivePercentOnEveryRank) {
               replay_steps(ranks, {.world_size = 12, .topologies_dir = test::source_dir() / "topologies"});
             }).field,
             "--ranks");
+}
+
+// HTA's 16-rank recommender, rank 0 (tests/data/traces/hta_recommender): its CPU runs ahead, so
+// ProfilerStep#554 (216.216 ms from 1,683,564,902,406,714 µs) has its GPU work start when the work
+// launched before it ends, 161.944 ms in (at ...568,658), and end 374.462 ms in (...781,176): the
+// GPU's step is the 212.518 ms between. Its 15 collectives' kernels are all SendRecv; their kinds
+// come from the launching ops, the all-reduces' size from the nccl:all_reduce annotation's dims
+// (447,923,396 floats) where record_param_comms holds a TensorList.
+TEST(TraceReplay, CpuAheadOfTheGpuReplaysTheGpusStep) {
+  const RankStep r =
+      summarize_step(read_kineto_trace(trace_dir() / "hta_recommender" / "rank0.json.gz"), "ProfilerStep#554");
+  EXPECT_DOUBLE_EQ(r.step_s, 216216e-6);
+  EXPECT_DOUBLE_EQ(r.gpu_step_start_us, 1683564902568658.0);
+  EXPECT_DOUBLE_EQ(r.gpu_step_end_us, 1683564902781176.0);
+  EXPECT_NEAR(r.gpu_lag_s(), 161944e-6, 1e-9);
+  EXPECT_NEAR(r.gpu_step_s(), 212518e-6, 1e-9);
+  ASSERT_EQ(r.collectives.size(), 15u);
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_to_all).size(), 9u);
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::reduce_scatter),
+            (std::vector<double>{65536.0 * 384 * 4, 65536.0 * 64 * 4}));
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_gather), (std::vector<double>{8192.0 * 64 * 4, 8192.0 * 384 * 4}));
+  EXPECT_EQ(bytes_of(r, TraceCollectiveKind::all_reduce), (std::vector<double>{366336.0 * 4, 447923396.0 * 4}));
+  std::vector<long> streams;
+  for (const StepCollective& c : r.collectives) streams.push_back(c.stream);
+  std::sort(streams.begin(), streams.end());
+  streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
+  EXPECT_EQ(streams, (std::vector<long>{84, 285, 363}));
+
+  // Replayed over 16 ranks, the step keeps the GPU's compute windows and re-times the collectives:
+  // no longer than the GPU's step where the modelled collectives are faster than the recorded ones,
+  // no shorter than it less the NCCL time no compute hid (25.96 ms); the annotation's window would
+  // have replayed the 162 ms of earlier steps' work too.
+  const TraceReplay replay = replay_steps({r}, {.world_size = 16, .topologies_dir = test::source_dir() / "topologies"});
+  EXPECT_EQ(replay.nodes, 2);
+  EXPECT_LE(replay.replayed_step_s, r.gpu_step_s());
+  EXPECT_GE(replay.replayed_step_s, r.gpu_step_s() - r.exposed_collective_s);
 }
 
 // DLRM's first all-to-all: rank 7 reached it last (431,930 µs), 7.624 ms after rank 1 (424,306),

@@ -13,7 +13,7 @@ std::vector<CriticalCollective> critical_path(const std::vector<RankStep>& ranks
     if (seqs.back().size() != seqs[0].size()) return {};
   }
   std::vector<double> previous_end(ranks.size());
-  for (size_t r = 0; r < ranks.size(); ++r) previous_end[r] = ranks[r].step_start_us;
+  for (size_t r = 0; r < ranks.size(); ++r) previous_end[r] = ranks[r].gpu_step_start_us;
   for (size_t i = 0; i < seqs[0].size(); ++i) {
     CriticalCollective c;
     c.index = int(i);

@@ -103,15 +103,16 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
   if (!ranks[0].times_recorded)
     out.assumed.push_back("the GPU work laid end to end in launch order (the trace has durations, no start times)");
 
-  double earliest = ranks[0].step_start_us;
-  for (const RankStep& r : ranks) earliest = std::min(earliest, r.step_start_us);
+  // Each rank runs its step as its GPU did (RankStep::gpu_step_start_us), not as its CPU annotated it.
+  double earliest = ranks[0].gpu_step_start_us;
+  for (const RankStep& r : ranks) earliest = std::min(earliest, r.gpu_step_start_us);
   const bool shared_clock = share_a_clock(ranks);
   if (!shared_clock)
     out.assumed.push_back("the ranks' steps do not overlap in time (no shared clock): each starts at its own");
   for (size_t r = 0; r < ranks.size(); ++r) {
     std::vector<Task>& tasks = out.workload.ranks[r].tasks;
-    const double start_us = shared_clock ? earliest : ranks[r].step_start_us;
-    out.start_offset_s.push_back((ranks[r].step_start_us - start_us) * 1e-6);
+    const double start_us = shared_clock ? earliest : ranks[r].gpu_step_start_us;
+    out.start_offset_s.push_back((ranks[r].gpu_step_start_us - start_us) * 1e-6);
     double t = start_us;
     const auto compute_until = [&](double until_us) {
       if (until_us > t)
@@ -133,7 +134,7 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
                        .overlapped_done = int(i) + 1});
       t = std::max(t, end_us);
     }
-    compute_until(ranks[r].step_start_us + ranks[r].step_s * 1e6);
+    compute_until(ranks[r].gpu_step_end_us);
   }
   return out;
 }

@@ -65,8 +65,9 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
   r.step_s = s->duration_us * 1e-6;
   r.times_recorded = trace.times_recorded;
   std::vector<Interval> compute, collective;
-  double first = std::numeric_limits<double>::infinity(), last = -first;
+  double first = std::numeric_limits<double>::infinity(), last = -first, earlier_work_end = s->start_us;
   for (const GpuActivity& a : trace.gpu) {
+    if (a.launch_us < s->start_us) earlier_work_end = std::max(earlier_work_end, a.end_us());
     if (a.launch_us < s->start_us || a.launch_us >= s->end_us()) continue;
     first = std::min(first, a.start_us);
     last = std::max(last, a.end_us());
@@ -80,6 +81,8 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
     }
   }
   if (last > first) r.gpu_span_s = (last - first) * 1e-6;
+  r.gpu_step_start_us = r.times_recorded ? earlier_work_end : s->start_us;
+  r.gpu_step_end_us = r.times_recorded ? std::max(s->end_us(), last) : s->end_us();
   r.compute_s = union_length(compute) * 1e-6;
   r.collective_s = union_length(collective) * 1e-6;
   const std::vector<Interval> busy = merged(compute);

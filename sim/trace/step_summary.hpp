@@ -2,7 +2,8 @@
 // One profiler step of one rank's trace, as measured: how long the step took, how busy its GPU
 // was computing and communicating, how much communication no compute hid, and its collectives.
 // The step's GPU work is what the CPU launched during its ProfilerStep annotation (GPU work runs
-// behind the CPU, so the GPU events of a step may start after the annotation ends).
+// behind the CPU, so the GPU events of a step may start after the annotation ends, and a job whose
+// CPU runs ahead has its GPU run the step well after the annotation: see gpu_step_start_us).
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,13 @@ struct RankStep {
   double step_start_us = 0;  // the annotation's start, on the trace's clock
   double step_s = 0;       // the annotation's duration: the step as recorded
   bool times_recorded = true;  // false: step_s is the GPU work laid end to end (KinetoTrace)
+  // The step as the GPU ran it: from when the GPU had finished the work launched before the
+  // annotation (or the annotation's start, if later) to the end of the step's own work (or the
+  // annotation's end, if later). The annotation's window where the CPU waits for the GPU every step;
+  // where the CPU runs ahead of a busy GPU, a window as long but later (what the replay runs).
+  double gpu_step_start_us = 0, gpu_step_end_us = 0;
+  double gpu_step_s() const { return (gpu_step_end_us - gpu_step_start_us) * 1e-6; }
+  double gpu_lag_s() const { return (gpu_step_start_us - step_start_us) * 1e-6; }  // behind the annotation
   double gpu_span_s = 0;   // first start to last end of the step's GPU work
   double compute_s = 0;    // union of the step's kernels that are not NCCL's, copies and memsets
   double collective_s = 0; // union of its NCCL kernels
