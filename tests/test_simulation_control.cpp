@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <thread>
 
 #include "link_usage.hpp"
@@ -94,24 +93,24 @@ TEST(LinkUsage, NotRecordedUnlessAskedFor) {
 
 const std::filesystem::path kLongScenario = test::source_dir() / "scenarios" / "gpt3-175b-1024-a100.yaml";
 
+// Every GPU runs its own program (no rank folding): the simulation then runs for seconds, where
+// the progress reports come every 0.2 s (folded, it can end before the second).
 TEST(SimulationControl, ProgressReportsTheChildsClockAndCancelStopsIt) {
   const Scenario s = load_scenario(kLongScenario);
   std::atomic<bool> cancel{false};
   std::vector<double> clocks_s;
   SimulationOptions options;
+  options.fold_replicas = false;
   options.cancel = &cancel;
   options.on_progress = [&](double simulated_s) {
     clocks_s.push_back(simulated_s);
     if (clocks_s.size() == 2) cancel = true;  // two reports seen: enough
   };
-  const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(simulate(s, options), SimulationCancelled);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_THROW(simulate(s, options), SimulationCancelled);  // stopped before the iteration's end
   ASSERT_EQ(clocks_s.size(), 2u);
   EXPECT_GE(clocks_s[1], clocks_s[0]);
   EXPECT_GE(clocks_s[0], 0);
-  EXPECT_LT(clocks_s[1], 27.87);  // before the end of the 27.87 s iteration
-  EXPECT_LT(wall_s, 20);          // the whole simulation takes longer than this on any machine here
+  EXPECT_LT(clocks_s[1], 27.5984);  // before the end of the 27.5984 s iteration
 }
 
 TEST(SimulationControl, ManyReportsEachOutcomeInOrderAndCancelledOnesSaySo) {
