@@ -66,7 +66,11 @@ void print(const std::vector<RankStep>& ranks, int world_size, const std::vector
                              1e3 * r.gpu_span_s, 1e3 * r.compute_s, 1e3 * r.collective_s,
                              1e3 * r.exposed_collective_s, r.kernels, r.collectives.size());
   }
-  if (first.times_recorded)
+  if (first.times_recorded && first.step == kWholeTraceStep)
+    std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's whole trace, first launch to last GPU "
+                             "work's end: no ProfilerStep annotation)\n",
+                             1e3 * slowest_step_s(ranks));
+  else if (first.times_recorded)
     std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's {} annotation)\n",
                              1e3 * slowest_step_s(ranks), first.step);
   else

@@ -181,7 +181,7 @@ TEST(TopologyGraph, DragonflyCounts) {
 
 TEST(TopologyGraph, StockTopologiesBuildAtTheirDefaultSize) {
   for (const char* name :
-       {"dgx-a100-hdr-fattree", "dgx-h100-dragonfly", "dgx-h100-ndr-3tier", "dgx-h100-ndr-fattree-2to1",
+       {"dgx-a100-hdr-fattree", "dgx-b200-ndr-fattree", "dgx-h100-dragonfly", "dgx-h100-ndr-3tier", "dgx-h100-ndr-fattree-2to1",
         "dgx-h100-ndr-fattree", "dgx-h100-ndr-rail", "dgx-h100-roce-spine-leaf", "dgx-h100-torus-3d",
         "gb200-nvl72-fattree", "hgx-h200-ndr-rail"}) {
     const TopologySpec topo = load_topology(test::source_dir() / "topologies" / (std::string(name) + ".yaml"));

@@ -69,6 +69,40 @@ TEST(KinetoTrace, OldTraceTakesSizesAndKindsFromTheLaunchingOps) {
   for (const StepCollective& c : r.collectives) EXPECT_EQ(c.collective.size_source, SizeSource::launching_op);
 }
 
+// TraceLens's B200 trace (vLLM, tensor parallelism 8, rank 0): no ProfilerStep, so the whole trace
+// is the step, from the first launch (1,365,627,865,340.865 µs) to the end of the last GPU work,
+// the all-gather's (...949,885.906): 84,545.041 µs. Its one NCCL kernel has the newest naming and
+// its args (25,136 bf16 over 8 ranks, process group "3"); its 73 all-reduces run as symmetric-memory
+// kernels named by their launching op's Input Dims: 37 of 2,557,440 and 36 of 2,727,936 bf16.
+TEST(KinetoTrace, NewestNcclNamingAndSymmetricMemoryAllReducesWithoutProfilerSteps) {
+  const KinetoTrace t = read_kineto_trace(trace_dir() / "tracelens_b200" / "eager_trace.json.gz");
+  EXPECT_EQ(t.world_size, 8);
+  EXPECT_EQ(t.gpu_name, "NVIDIA B200");
+  EXPECT_EQ(step_names(t), (std::vector<std::string>{kWholeTraceStep}));
+  const RankStep r = summarize_step(t, kWholeTraceStep);
+  EXPECT_NEAR(r.step_s, 84545.041e-6, 1e-9);
+  EXPECT_EQ(r.kernels, 768);
+  const std::vector<double> all_reduces = bytes_of(r, TraceCollectiveKind::all_reduce);
+  EXPECT_EQ(all_reduces.size(), 73u);
+  EXPECT_EQ(std::count(all_reduces.begin(), all_reduces.end(), 2557440 * 2.0), 37);
+  EXPECT_EQ(std::count(all_reduces.begin(), all_reduces.end(), 2727936 * 2.0), 36);
+  ASSERT_EQ(bytes_of(r, TraceCollectiveKind::all_gather), (std::vector<double>{25136 * 2.0}));
+  const StepCollective& gather = r.collectives.back();
+  EXPECT_EQ(gather.collective.size_source, SizeSource::kernel_args);
+  EXPECT_EQ(gather.collective.group_size, 8);
+  EXPECT_EQ(gather.collective.process_group, "3");
+  EXPECT_EQ(gather.stream, 7);
+  EXPECT_EQ(r.collectives.front().collective.size_source, SizeSource::launching_op);
+  const auto multimem = std::find_if(t.gpu.begin(), t.gpu.end(), [](const GpuActivity& a) { return a.collective; });
+  ASSERT_NE(multimem, t.gpu.end());
+  EXPECT_EQ(multimem->name, "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>");
+
+  // Replayed on its usual node (DGX B200): the trace's own time within 5%, as for the training traces.
+  const TraceReplay replay = replay_steps({r}, {.world_size = 8, .topologies_dir = test::source_dir() / "topologies"});
+  EXPECT_EQ(replay.topology_file.filename(), "dgx-b200-ndr-fattree.yaml");
+  EXPECT_LE(std::abs(replay.error()), 0.05);
+}
+
 TEST(CollectiveKind, NamesOfPyTorchAndNccl) {
   EXPECT_EQ(collective_from_c10d_name("_allgather_base"), TraceCollectiveKind::all_gather);
   EXPECT_EQ(collective_from_c10d_name("all_to_allv"), TraceCollectiveKind::all_to_all);
@@ -79,6 +113,15 @@ TEST(CollectiveKind, NamesOfPyTorchAndNccl) {
   EXPECT_EQ(collective_from_nccl_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), TraceCollectiveKind::all_reduce);
   EXPECT_EQ(collective_from_nccl_kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t"), TraceCollectiveKind::send_recv);
   EXPECT_EQ(collective_from_nccl_kernel("multimem_all_reduce_kernel"), std::nullopt);  // symmetric memory, not NCCL
+  EXPECT_EQ(collective_from_symmetric_memory_op("symm_mem::multimem_all_reduce_"), TraceCollectiveKind::all_reduce);
+  EXPECT_EQ(collective_from_symmetric_memory_op("symm_mem::two_shot_all_reduce_"), TraceCollectiveKind::all_reduce);
+  EXPECT_EQ(collective_from_symmetric_memory_op("symm_mem::multimem_all_gather_out"), TraceCollectiveKind::all_gather);
+  EXPECT_EQ(collective_from_symmetric_memory_op("symm_mem::rendezvous"), std::nullopt);
+  EXPECT_EQ(collective_from_symmetric_memory_op("c10d::allreduce_"), std::nullopt);
+  EXPECT_TRUE(kernel_names_collective("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>",
+                                      TraceCollectiveKind::all_reduce));
+  EXPECT_FALSE(kernel_names_collective("void at::native::vectorized_elementwise_kernel<4>",
+                                       TraceCollectiveKind::all_reduce));
   EXPECT_EQ(dtype_bytes("BFloat16"), 2);
   EXPECT_EQ(dtype_bytes("long int"), 8);
   EXPECT_EQ(dtype_bytes("TensorList"), std::nullopt);

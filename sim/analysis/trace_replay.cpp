@@ -23,6 +23,8 @@ std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const s
   if (has("A100")) return topologies_dir / "dgx-a100-hdr-fattree.yaml";
   if (has("H100")) return topologies_dir / "dgx-h100-ndr-fattree.yaml";
   if (has("H200")) return topologies_dir / "hgx-h200-ndr-rail.yaml";
+  if (has("GB200")) return topologies_dir / "gb200-nvl72-fattree.yaml";
+  if (has("B200")) return topologies_dir / "dgx-b200-ndr-fattree.yaml";
   return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 #include <utility>
 
 namespace dtsim {
@@ -59,6 +60,26 @@ std::optional<TraceCollectiveKind> collective_from_nccl_kernel(const std::string
   if (op == "SendRecv" || op == "Send" || op == "Recv") return TraceCollectiveKind::send_recv;
   if (op == "ReduceScatter") return TraceCollectiveKind::reduce_scatter;
   return collective_from_c10d_name(op);
+}
+
+std::optional<TraceCollectiveKind> collective_from_symmetric_memory_op(const std::string& op_name) {
+  const std::string ns = "symm_mem::";
+  if (!starts_with(op_name, ns)) return std::nullopt;
+  std::string rest = op_name.substr(ns.size());
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char* variant : {"multimem_", "one_shot_", "two_shot_"})
+      if (starts_with(rest, variant)) {
+        rest = rest.substr(std::char_traits<char>::length(variant));
+        stripped = true;
+      }
+  }
+  return collective_from_c10d_name(rest);
+}
+
+bool kernel_names_collective(const std::string& kernel_name, TraceCollectiveKind kind) {
+  return lower_without_underscores(kernel_name).find(lower_without_underscores(to_string(kind))) !=
+         std::string::npos;
 }
 
 std::optional<double> dtype_bytes(const std::string& dtype) {

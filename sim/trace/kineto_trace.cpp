@@ -28,6 +28,29 @@ struct CommOp {
 
 using ThreadKey = std::pair<std::string, std::string>;  // pid, tid as written (numbers or strings)
 
+// A kernel's name without its parameter list, the parenthesized group it ends with
+// ("void (anonymous namespace)::f<int>(float*, int)" -> "void (anonymous namespace)::f<int>").
+std::string without_parameters(const std::string& name) {
+  if (name.empty() || name.back() != ')') return name;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    else if (name[i] == '(' && --depth == 0) return name.substr(0, i);
+  }
+  return name;
+}
+
+// A trace without ProfilerStep annotations is one step: from its first launch to the end of its
+// last GPU work.
+TraceStep whole_trace_step(const std::vector<GpuActivity>& gpu) {
+  double first = gpu.front().launch_us, last = gpu.front().end_us();
+  for (const GpuActivity& a : gpu) {
+    first = std::min(first, a.launch_us);
+    last = std::max({last, a.end_us(), a.launch_us});
+  }
+  return {kWholeTraceStep, first, last - first};
+}
+
 class Reader {
  public:
   explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
@@ -49,6 +72,7 @@ class Reader {
               [](const TraceStep& a, const TraceStep& b) { return a.start_us < b.start_us; });
     std::stable_sort(trace.gpu.begin(), trace.gpu.end(),
                      [](const GpuActivity& a, const GpuActivity& b) { return a.start_us < b.start_us; });
+    if (trace.steps.empty() && !trace.gpu.empty()) trace.steps.push_back(whole_trace_step(trace.gpu));
     if (const json* device = device_properties(root)) {
       trace.gpu_name = text_of(*device, "name");
       if (device->contains("totalGlobalMem") && (*device)["totalGlobalMem"].is_number())
@@ -119,15 +143,19 @@ class Reader {
       launches_[args["correlation"].dump()] = {number(e, i, "ts"), {text_of(e, "pid"), text_of(e, "tid")}};
       return;
     }
-    const bool comm = name == "record_param_comms" || name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
-    if (comm && (cat == "cpu_op" || cat == "user_annotation"))
+    const bool symmetric_memory = collective_from_symmetric_memory_op(name).has_value();
+    const bool comm = name == "record_param_comms" || name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0 ||
+                      symmetric_memory;
+    if (comm && (cat == "cpu_op" || cat == "user_annotation")) {
       comm_ops_[{text_of(e, "pid"), text_of(e, "tid")}].push_back({number(e, i, "ts"), number(e, i, "dur"), &e});
+      has_symmetric_memory_ops_ = has_symmetric_memory_ops_ || symmetric_memory;
+    }
   }
 
   // The kernel's collective from its own args, else from the ops around its launch.
   std::optional<TraceCollective> collective_of(const std::string& name, const json& args) const {
     const std::optional<TraceCollectiveKind> from_name = collective_from_nccl_kernel(name);
-    if (!from_name) return std::nullopt;
+    if (!from_name) return symmetric_memory_collective(name, args);
     TraceCollective c;
     c.kind = *from_name;
     if (args.contains("Collective name")) {
@@ -149,6 +177,21 @@ class Reader {
       }
     }
     return c;
+  }
+
+  // A kernel launched inside a symmetric-memory collective op, when its name says that collective:
+  // the op's first input is the tensor reduced or gathered.
+  std::optional<TraceCollective> symmetric_memory_collective(const std::string& kernel, const json& args) const {
+    if (!has_symmetric_memory_ops_) return std::nullopt;
+    for (const CommOp* op : ops_around_launch(args)) {
+      const auto kind = collective_from_symmetric_memory_op(text_of(*op->event, "name"));
+      if (!kind || !kernel_names_collective(kernel, *kind)) continue;
+      TraceCollective c;
+      c.kind = *kind;
+      fill_from_input_dims(args_of(*op->event), c);
+      return c;
+    }
+    return std::nullopt;
   }
 
   void fill_from_comms_args(const json& args, TraceCollective& c, SizeSource source) const {
@@ -209,7 +252,7 @@ class Reader {
   GpuActivity activity_of(const json& e, size_t i) const {
     GpuActivity a;
     const std::string full = text_of(e, "name");
-    a.name = full.substr(0, full.find('('));
+    a.name = without_parameters(full);
     const std::string cat = text_of(e, "cat");
     a.kind = cat == "kernel" ? GpuActivityKind::kernel : cat == "gpu_memcpy" ? GpuActivityKind::memcpy
                                                                             : GpuActivityKind::memset;
@@ -242,6 +285,7 @@ class Reader {
   std::vector<size_t> gpu_index_;
   std::map<std::string, std::pair<double, ThreadKey>> launches_;  // correlation -> launch time, thread
   std::map<ThreadKey, std::vector<CommOp>> comm_ops_;
+  bool has_symmetric_memory_ops_ = false;
 };
 
 }  // namespace

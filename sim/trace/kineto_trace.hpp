@@ -12,7 +12,10 @@
 // unknown (a TensorList's dims are not recorded, unless a "nccl:*" annotation around the launch
 // has the flattened tensor's). The launching op is found through the kernel's
 // correlation id: the runtime launch event with that correlation, then the innermost
-// record_param_comms or "nccl:*" annotation on the same thread around the launch.
+// record_param_comms or "nccl:*" annotation on the same thread around the launch. A kernel launched
+// inside a PyTorch symmetric-memory op ("symm_mem::multimem_all_reduce_", not NCCL's) is that
+// collective, of the op's first input's size. A trace without ProfilerStep annotations has one
+// step, kWholeTraceStep.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,6 +25,9 @@
 #include "collective_kind.hpp"
 
 namespace dtsim {
+
+// The step of a trace without ProfilerStep annotations: its first launch to its last GPU work's end.
+inline constexpr const char* kWholeTraceStep = "the whole trace";
 
 struct TraceStep {
   std::string name;  // "ProfilerStep#5"
@@ -46,13 +52,13 @@ struct TraceCollective {
 enum class GpuActivityKind { kernel, memcpy, memset };
 
 struct GpuActivity {
-  std::string name;  // up to its first '(' (kernel signatures dropped)
+  std::string name;  // without the parameter list a kernel's signature ends with
   GpuActivityKind kind = GpuActivityKind::kernel;
   long stream = 0;
   double start_us = 0, duration_us = 0;
   // When the CPU launched it (the runtime call with its correlation id); its start when unknown.
   double launch_us = 0;
-  std::optional<TraceCollective> collective;  // an NCCL kernel
+  std::optional<TraceCollective> collective;  // an NCCL or symmetric-memory collective's kernel
   double end_us() const { return start_us + duration_us; }
 };
 
