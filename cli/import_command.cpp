@@ -7,6 +7,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "critical_path.hpp"
 #include "flag_values.hpp"
@@ -223,6 +224,17 @@ int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptio
   return 0;
 }
 
+// Execution traces alone replay nothing: a flag that asks for a replay is an error, not ignored.
+void refuse_replay_flags(const ImportOptions& o) {
+  const std::pair<const char*, const std::string*> flags[] = {
+      {"--topology", &o.topology}, {"--ranks", &o.ranks},   {"--straggler", &o.straggler},
+      {"--gpu", &o.gpu},           {"--events", &o.events}, {"--calibration", &o.calibration}};
+  for (const auto& [flag, value] : flags)
+    if (!value->empty())
+      flag_error(flag, "a Kineto or Chakra trace to replay with it (PyTorch execution traces hold no times)",
+                 std::string(flag) + " with execution traces only");
+}
+
 json print_pairings(const std::vector<RankPairing>& pairings) {
   json out = json::array();
   for (const auto& [rank, file, p] : pairings) {
@@ -308,7 +320,10 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
 int run_import_command(const ImportOptions& o) {
   check_output_path("--json", o.json_file);
   const TraceFiles files = read_trace_files(expand_trace_paths(o.paths));
-  if (files.timed.empty()) return report_execution_traces(files.execution_traces, o);
+  if (files.timed.empty()) {
+    refuse_replay_flags(o);
+    return report_execution_traces(files.execution_traces, o);
+  }
   const ImportedStep imported = import_step(files, step_name(o.step));
   const std::vector<RankStep>& ranks = imported.ranks;
   const std::string& step = imported.step;

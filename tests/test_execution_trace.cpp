@@ -163,6 +163,11 @@ TEST(ImportCommand, PairsKinetoTracesWithTheirEts) {
   const nlohmann::json k = nlohmann::json::parse(in2);
   EXPECT_TRUE(k["measured_step_s"].is_null());
   EXPECT_EQ(k["execution_traces"][0]["steps"][0]["collectives"][2]["bytes"], 2049000 * 4.0);
+  // A replay flag with ETs alone is refused, not ignored.
+  const test::CliResult flagged = test::run_dtsim("import " + (trace_dir() / "param_et").string() + " --ranks 4");
+  EXPECT_EQ(flagged.exit_code, 2);
+  EXPECT_NE(flagged.output.find("--ranks"), std::string::npos) << flagged.output;
+  EXPECT_NE(flagged.output.find("execution traces only"), std::string::npos) << flagged.output;
 }
 
 }  // namespace
