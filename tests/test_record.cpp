@@ -8,6 +8,11 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kineto_from_recording.hpp"
 #include "kineto_trace.hpp"
@@ -143,6 +148,35 @@ std::string ddp_rank_lines(int rank, int steps = 3) {
         t + 35'000, 2 * i + 2, kNcclKernelMangled, t + 1'010'000, t + 1'210'000, rank, 2 * i + 2);
   }
   return s;
+}
+
+// A process forked while recording (a data-loader worker) does not write its parent's buffered
+// lines again when it exits (stdio copies the buffer into the child), and has no sink of its own
+// until it records (DTSIM_RECORD_DIR is not set here). The file keeps the process line and the
+// one line the parent wrote, once.
+TEST(RecordingSink, AForkedChildLeavesItsParentsLines) {
+  const test::ScratchDir dir;
+  const auto file = dir.path() / "process-1.jsonl";
+  replace_process_sink(std::make_unique<RecordingSink>(file));
+  process_sink()->write({{"type", "dropped"}, {"records", 5}});  // buffered, not yet in the file
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const bool own_sink = process_sink() != nullptr;
+    std::fflush(nullptr);  // what exit() does with every open stream
+    _exit(own_sink ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  process_sink()->write({{"type", "dropped"}, {"records", 6}});
+  replace_process_sink(nullptr);
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(json::parse(lines[1])["records"], 5);
+  EXPECT_EQ(json::parse(lines[2])["records"], 6);
 }
 
 // Steps from the period of the NCCL calls (one all-reduce each): from the call at T_i + 20 us to

@@ -1,5 +1,7 @@
 #include "recording_sink.hpp"
 
+#include <pthread.h>
+#include <stdio_ext.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +14,32 @@ namespace {
 std::mutex g_sink_mutex;
 std::unique_ptr<RecordingSink> g_sink;
 bool g_sink_tried = false;
+
+// fork() while the sink is in use: the forking thread holds both locks, so no line is half
+// written; the parent releases them, the child drops the sink (its stdio buffer holds the
+// parent's unwritten lines, which the child's exit would write again) and may open its own.
+void before_fork() {
+  g_sink_mutex.lock();
+  if (g_sink) g_sink->lock_for_fork();
+}
+void after_fork_in_parent() {
+  if (g_sink) g_sink->unlock_after_fork();
+  g_sink_mutex.unlock();
+}
+void after_fork_in_child() {
+  if (g_sink) {
+    g_sink->drop_parents_file();
+    g_sink->unlock_after_fork();
+    g_sink.reset();
+  }
+  g_sink_tried = false;
+  g_sink_mutex.unlock();
+}
+
+void register_fork_handlers_once() {
+  static const int registered = pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+  (void)registered;
+}
 
 nlohmann::json env_or_null(std::initializer_list<const char*> names) {
   for (const char* name : names)
@@ -54,12 +82,20 @@ void RecordingSink::write_lines(const std::string& lines) {
   if (file_) std::fwrite(lines.data(), 1, lines.size(), file_);
 }
 
+void RecordingSink::drop_parents_file() {
+  if (!file_) return;
+  __fpurge(file_);  // glibc: discard what is buffered, so that fclose writes nothing
+  std::fclose(file_);
+  file_ = nullptr;
+}
+
 void RecordingSink::flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (file_) std::fflush(file_);
 }
 
 RecordingSink* process_sink() {
+  register_fork_handlers_once();
   std::lock_guard<std::mutex> lock(g_sink_mutex);
   if (!g_sink && !g_sink_tried) {
     g_sink_tried = true;
@@ -74,6 +110,7 @@ RecordingSink* process_sink() {
 }
 
 void replace_process_sink(std::unique_ptr<RecordingSink> sink) {
+  register_fork_handlers_once();
   std::lock_guard<std::mutex> lock(g_sink_mutex);
   g_sink = std::move(sink);
   g_sink_tried = g_sink != nullptr;

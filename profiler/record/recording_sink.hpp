@@ -34,6 +34,12 @@ class RecordingSink {
   uint64_t now_ns() const { return clock_(); }
   void set_clock(ClockNs clock) { clock_ = clock; }
 
+  // fork() handlers only (process_sink registers them): hold the sink across the fork, and in the
+  // child close the parent's file without writing the lines buffered for the parent.
+  void lock_for_fork() { mutex_.lock(); }
+  void unlock_after_fork() { mutex_.unlock(); }
+  void drop_parents_file();
+
  private:
   std::mutex mutex_;
   std::FILE* file_ = nullptr;
@@ -41,7 +47,9 @@ class RecordingSink {
 };
 
 // The process's sink, opened on first use under DTSIM_RECORD_DIR; nullptr when it is not set or
-// the file cannot be opened (the job then runs unrecorded: a recorder never stops the job).
+// the file cannot be opened (the job then runs unrecorded: a recorder never stops the job). A
+// process forked from a recording one (a data-loader worker) starts without it and opens its own
+// file when it records; it never writes its parent's buffered lines a second time.
 RecordingSink* process_sink();
 // Tests: the sink process_sink() returns from now on (nullptr: back to DTSIM_RECORD_DIR).
 void replace_process_sink(std::unique_ptr<RecordingSink> sink);
