@@ -54,7 +54,7 @@ TracePanel::TracePanel(const QString& topologies_dir, QWidget* parent)
   table_ = new QTableWidget(0, column_count);
   table_->setObjectName("trace_table");
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setHorizontalHeaderLabels({"rank", "GPU", "measured step", "replayed step", "error"});
+  table_->setHorizontalHeaderLabels({"rank", "GPU", "measured step", "GPU step", "replayed step", "error"});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   timeline_ = new TimelineView;
@@ -112,6 +112,8 @@ void TracePanel::showImported() {
     cells[rank_column] = r.rank < 0 ? "?" : QString::number(r.rank);
     cells[gpu_column] = r.gpu_name.empty() ? "unrecorded" : q(r.gpu_name);
     cells[measured_column] = r.times_recorded ? ms(r.step_s) : "not recorded";
+    // The step as the GPU ran it, which the replay runs: later than the annotation where the CPU ran ahead.
+    cells[gpu_step_column] = r.times_recorded ? ms(r.gpu_step_s()) : "not recorded";
     for (int c = 0; c < column_count; ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
   }
   table_->resizeColumnsToContents();

@@ -25,7 +25,7 @@ class TimelineView;
 class TracePanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { rank_column, gpu_column, measured_column, replayed_column, error_column, column_count };
+  enum Column { rank_column, gpu_column, measured_column, gpu_step_column, replayed_column, error_column, column_count };
 
   explicit TracePanel(const QString& topologies_dir, QWidget* parent = nullptr);
   ~TracePanel() override;  // waits for a replay under way

@@ -57,6 +57,19 @@ class TestTracePanel : public QObject {
     QVERIFY(panel.statusText().contains("on 16 ranks (2 nodes"));
   }
 
+  // HTA's recommender (rank 0 of 16) ran ProfilerStep#554's work 161.944 ms behind the annotation:
+  // the GPU step the replay runs is the 212.518 ms from the end of the earlier work to the end of
+  // its own (as `dtsim import` tests).
+  void showsTheGpusStepWhereTheCpuRanAhead() {
+    TracePanel panel(source_dir_ + "/topologies");
+    QSignalSpy finished(&panel, &TracePanel::finished);
+    QVERIFY(panel.open({source_dir_ + "/tests/data/traces/hta_recommender"}));
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(panel.cellText(0, TracePanel::measured_column), QString("216.216 ms"));
+    QCOMPARE(panel.cellText(0, TracePanel::gpu_step_column), QString("212.518 ms"));
+    QCOMPARE(panel.replayed()->simulated_ranks, 16);
+  }
+
   void aFolderWithoutTracesSaysSo() {
     TracePanel panel(source_dir_ + "/topologies");
     QVERIFY(!panel.open({source_dir_ + "/topologies"}));
