@@ -6,14 +6,12 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "cupti_buffers.hpp"
 #include "gpu_check.hpp"
 
 namespace dtsim::profiler::gpu {
 
 namespace {
-
-constexpr size_t kBufferBytes = 8 << 20;  // per CUPTI request; CUPTI asks again when it fills
-constexpr size_t kRecordAlignment = 8;    // ACTIVITY_RECORD_ALIGNMENT in CUPTI's samples
 
 // Filled by CUPTI's callbacks, which may run on a CUPTI thread. Plain statics with trivial or
 // constexpr construction: nothing that touches the GPU runs before main.
@@ -35,23 +33,14 @@ KernelRecord to_record(const CUpti_ActivityKernel10& k) {
   return r;
 }
 
-void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_num_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kRecordAlignment, kBufferBytes));
-  *size = *buffer ? kBufferBytes : 0;
-  *max_num_records = 0;  // as many as fit
-}
-
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                size_t valid_size) {
   std::vector<KernelRecord> batch;
-  CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
+  const size_t dropped = read_cupti_buffer(context, stream_id, buffer, valid_size, [&](const CUpti_Activity* record) {
     // CUDA 13's CUPTI gives kernel records as CUpti_ActivityKernel10 (see cupti_activity.h).
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
       batch.push_back(to_record(*reinterpret_cast<const CUpti_ActivityKernel10*>(record)));
-  }
-  size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  });
   std::free(buffer);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_dropped += dropped;
@@ -66,7 +55,7 @@ CuptiKernelCollector::CuptiKernelCollector() {
   g_records = new std::vector<KernelRecord>();
   g_dropped = 0;
   if (!g_registered) {
-    PROFILE_CUPTI(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    PROFILE_CUPTI(cuptiActivityRegisterCallbacks(request_cupti_buffer, buffer_completed));
     g_registered = true;
   }
   PROFILE_CUPTI(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));

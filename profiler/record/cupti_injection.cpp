@@ -12,16 +12,16 @@
 #include <mutex>
 #include <string>
 
+#include "cupti_buffers.hpp"
 #include "recording_sink.hpp"
 
 namespace {
 
+using dtsim::profiler::read_cupti_buffer;
+using dtsim::profiler::request_cupti_buffer;
 using dtsim::profiler::record::process_sink;
 using dtsim::profiler::record::RecordingSink;
 using json = nlohmann::json;
-
-constexpr size_t kBufferBytes = 8 << 20;
-constexpr size_t kRecordAlignment = 8;
 
 std::mutex g_mutex;
 std::map<std::pair<int, uint32_t>, bool> g_api_kept;  // (domain, callback id) -> a launch, copy or memset
@@ -132,21 +132,13 @@ void append_record(const CUpti_Activity* record, std::string& lines) {
   lines += '\n';
 }
 
-void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kRecordAlignment, kBufferBytes));
-  *size = *buffer ? kBufferBytes : 0;
-  *max_records = 0;
-}
-
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer, size_t, size_t valid_size) {
   std::string lines;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) append_record(record, lines);
-    size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0)
-      lines += json{{"type", "dropped"}, {"records", dropped}}.dump() + "\n";
+    const size_t dropped = read_cupti_buffer(context, stream, buffer, valid_size,
+                                             [&](const CUpti_Activity* record) { append_record(record, lines); });
+    if (dropped > 0) lines += json{{"type", "dropped"}, {"records", dropped}}.dump() + "\n";
   }
   std::free(buffer);
   if (RecordingSink* sink = process_sink()) sink->write_lines(lines);
@@ -166,7 +158,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // process of the node. Where CUPTI refuses, the plugin takes CUPTI's clock instead.
   if (cuptiActivityRegisterTimestampCallback(dtsim::profiler::record::realtime_ns) != CUPTI_SUCCESS)
     sink->set_clock(cupti_now_ns);
-  if (!warn(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks"))
+  if (!warn(cuptiActivityRegisterCallbacks(request_cupti_buffer, buffer_completed), "cuptiActivityRegisterCallbacks"))
     return 1;
   warn(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "kernel records");
   warn(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "memcpy records");
