@@ -9,7 +9,9 @@
 
 #include "gpu_change.hpp"
 #include "kernel_class.hpp"
+#include "kineto_trace.hpp"
 #include "replay_program.hpp"
+#include "step_summary.hpp"
 #include "test_support.hpp"
 
 namespace dtsim {
@@ -17,12 +19,26 @@ namespace {
 
 TEST(KernelClass, NamesOfCublasCutlassAndCudnnKernels) {
   const auto kernel = [](const char* name) { return kernel_class(name, GpuActivityKind::kernel); };
-  EXPECT_EQ(kernel("volta_sgemm_128x32_nt"), KernelClass::fp32_matmul);  // DLRM, V100
+  EXPECT_EQ(kernel("volta_sgemm_128x32_nt"), KernelClass::fp32_matmul);   // DLRM, V100
+  EXPECT_EQ(kernel("ampere_sgemm_128x64_nn"), KernelClass::fp32_matmul);  // HTA's recommender, A100
   EXPECT_EQ(kernel("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>"),
-            KernelClass::fp32_matmul);  // HTA ResNet-50, A100 (TF32)
+            KernelClass::tf32_matmul);  // HTA ResNet-50, A100
   EXPECT_EQ(kernel("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw"),
-            KernelClass::fp32_matmul);
-  EXPECT_EQ(kernel("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1"), KernelClass::fp32_matmul);
+            KernelClass::tf32_matmul);
+  EXPECT_EQ(kernel("void cutlass_cudnn_infer::Kernel<cutlass_tensorop_s1688dgrad_optimized_tf32_64x128_32x3_nhwc_"
+                   "align4>"),
+            KernelClass::tf32_matmul);
+  // Its mangled CUTLASS convolutions name their element type, cutlass::tfloat32_t (cut short here).
+  EXPECT_EQ(kernel("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemmConvolutionINS1_11threadblock22"
+                   "ImplicitGemmMultistageINS_11MatrixShapeILi128ELi32EEENS_10tfloat32_tENS_9trans"),
+            KernelClass::tf32_matmul);
+  EXPECT_EQ(kernel("cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1"), KernelClass::fp32_convolution);
+  EXPECT_EQ(kernel("void implicit_convolve_sgemm<float, float, 1024, 5, 5, 3, 3, 3, 1, true, false, true>"),
+            KernelClass::fp32_convolution);
+  // cuDNN's sum of partial weight gradients and FBGEMM's embedding and permute kernels move data.
+  EXPECT_EQ(kernel("void cudnn::cnn::reduce_wgrad_nchw_helper<float, float>"), KernelClass::memory_bound);
+  EXPECT_EQ(kernel("void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>"),
+            KernelClass::memory_bound);
   EXPECT_EQ(kernel("volta_h884gemm_64x64_ldg8_nn"), KernelClass::half_matmul);
   EXPECT_EQ(kernel("ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_nn"), KernelClass::half_matmul);
   EXPECT_EQ(kernel("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 4, false, cutlass::bfloat16_t>>"),
@@ -35,22 +51,50 @@ TEST(KernelClass, NamesOfCublasCutlassAndCudnnKernels) {
   EXPECT_EQ(kernel_class("Memset (Device)", GpuActivityKind::memset), KernelClass::memory_bound);
 }
 
-// V100 SXM2 to H100 SXM5, datasheets: fp16 tensor 125 -> 989.4 TFLOP/s, fp32 15.7 (CUDA cores) ->
-// 494.7 (TF32), HBM 900 -> 3350 GB/s; the default efficiencies cancel.
+// HTA's ResNet-50 step on an A100 (tests/data/traces/hta, ProfilerStep#6), its kernels summed by
+// name with Python: TF32 ("tf32", "tfloat32", "s1688") 13,010.515 us, cuDNN's CUDA-core
+// convolution ("scudnn") 462.522 us, cuBLAS's CUDA-core GEMM ("sgemm") 55.775 us.
+TEST(KernelClass, TimeOfEachClassInARecordedStep) {
+  const KinetoTrace t = read_kineto_trace(test::data_dir() / "traces" / "hta" / "nccl_data.json.gz");
+  const std::array<double, kKernelClassCount> s = kernel_time_by_class_s({summarize_step(t, "ProfilerStep#6")});
+  EXPECT_NEAR(s[size_t(KernelClass::tf32_matmul)], 13010.515e-6, 1e-12);
+  EXPECT_NEAR(s[size_t(KernelClass::fp32_convolution)], 462.522e-6, 1e-12);
+  EXPECT_NEAR(s[size_t(KernelClass::fp32_matmul)], 55.775e-6, 1e-12);
+  EXPECT_EQ(s[size_t(KernelClass::half_matmul)], 0);
+}
+
+// V100 SXM2 to H100 SXM5, datasheets: fp16 tensor 125 -> 989.4 TFLOP/s, fp32 on CUDA cores 15.7 ->
+// 67, TF32 494.7 (the V100 has none: its CUDA cores), HBM 900 -> 3350 GB/s; the default
+// efficiencies cancel. A V100's fp32 convolutions take the H100's TF32 (cuDNN's default).
 TEST(GpuChange, DatasheetRatiosByHand) {
   const GpuChange c = gpu_change("Tesla V100-SXM2-32GB", 0, "h100-sxm", "");
   EXPECT_EQ(c.recorded->id, "v100-sxm2-32gb");
   EXPECT_DOUBLE_EQ(c.scale[KernelClass::half_matmul], 125 / 989.4);
-  EXPECT_DOUBLE_EQ(c.scale[KernelClass::fp32_matmul], 15.7 / 494.7);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::tf32_matmul], 15.7 / 494.7);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::fp32_matmul], 15.7 / 67);
+  EXPECT_DOUBLE_EQ(c.scale[KernelClass::fp32_convolution], 15.7 / 494.7);
   EXPECT_DOUBLE_EQ(c.scale[KernelClass::memory_bound], 900.0 / 3350);
   EXPECT_DOUBLE_EQ(c.scale[KernelClass::host_copy], 1);
   // Its calibration (tests/data/calibration/h100-measured.json): largest bf16 GEMM 0.8 of peak,
   // the tf32 GEMM 0.7, the largest elementwise run 0.9 of HBM; the V100's the defaults (0.8, 0.85).
+  // The CUDA cores keep the default GEMM efficiency on both.
   const auto calibration = test::data_dir() / "calibration" / "h100-measured.json";
   const GpuChange m = gpu_change("Tesla V100-SXM2-32GB", 0, "h100-sxm", calibration);
   EXPECT_DOUBLE_EQ(m.scale[KernelClass::half_matmul], 125 * 0.8 / (989.4 * 0.8));
-  EXPECT_DOUBLE_EQ(m.scale[KernelClass::fp32_matmul], 15.7 * 0.8 / (494.7 * 0.7));
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::tf32_matmul], 15.7 * 0.8 / (494.7 * 0.7));
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::fp32_matmul], 15.7 / 67);
+  EXPECT_DOUBLE_EQ(m.scale[KernelClass::fp32_convolution], 15.7 * 0.8 / (494.7 * 0.7));
   EXPECT_DOUBLE_EQ(m.scale[KernelClass::memory_bound], 900 * 0.85 / (3350 * 0.9));
+  // Both with TF32: A100 (datasheet TF32 156, CUDA cores 19.5) to H100: a convolution cuDNN ran on
+  // the CUDA cores stays there.
+  const GpuChange ampere = gpu_change("NVIDIA A100-SXM4-80GB", 0, "h100-sxm", "");
+  EXPECT_DOUBLE_EQ(ampere.scale[KernelClass::tf32_matmul], 156 / 494.7);
+  EXPECT_DOUBLE_EQ(ampere.scale[KernelClass::fp32_matmul], 19.5 / 67);
+  EXPECT_DOUBLE_EQ(ampere.scale[KernelClass::fp32_convolution], 19.5 / 67);
+  // And back to a V100: TF32 work runs on its CUDA cores, 156 -> 15.7.
+  const GpuChange volta = gpu_change("NVIDIA A100-SXM4-80GB", 0, "v100-sxm2-32gb", "");
+  EXPECT_DOUBLE_EQ(volta.scale[KernelClass::tf32_matmul], 156 / 15.7);
+  EXPECT_DOUBLE_EQ(volta.scale[KernelClass::fp32_convolution], 19.5 / 15.7);
   EXPECT_EQ(test::error_of([] { gpu_change("Tesla V100-SXM2-32GB", 0, "h999", ""); }).field, "--gpu");
   // HTA's A100-PG509-200 (tests/data/traces/hta) reports 42,297,524,224 B: the 40 GB part, whose HBM
   // runs at 1,555 GB/s (A100 datasheet), not the 80 GB part's 2,039.
@@ -100,6 +144,7 @@ TEST(ImportCommand, ReplaysTheStepOnAnotherGpu) {
   const nlohmann::json& g = j["gpu_what_if"];
   EXPECT_EQ(g["recorded_gpu"], "v100-sxm2-32gb");
   EXPECT_DOUBLE_EQ(g["time_scale"]["memory_bound"].get<double>(), 900.0 / 3350);
+  EXPECT_DOUBLE_EQ(g["time_scale"]["fp32_matmul"].get<double>(), 15.7 / 67);
   EXPECT_LE(g["replayed_step_s"].get<double>(), j["replayed_step_s"].get<double>());
   const test::CliResult bad = test::run_dtsim("import " + (test::data_dir() / "traces" / "dlrm_kineto").string() +
                                               " --calibration x.json");

@@ -14,13 +14,14 @@ namespace dtsim {
 
 namespace {
 
-// Fractions of peak: half- and fp32 matmuls of FLOP/s, memory-bound kernels of HBM bandwidth.
+// Fractions of peak: half and TF32 matmuls of the tensor-core FLOP/s, memory-bound kernels of HBM
+// bandwidth.
 struct ClassEfficiency {
-  double half = 0, fp32 = 0, memory = 0;
+  double half = 0, tf32 = 0, memory = 0;
 };
 
 struct ClassRates {
-  double half_flops = 0, fp32_flops = 0, memory_Bps = 0;
+  double half_flops = 0, tf32_flops = 0, cuda_core_flops = 0, memory_Bps = 0;
 };
 
 ClassEfficiency default_class_efficiency() {
@@ -37,11 +38,15 @@ double calibrated(const Calibration& c, Precision p, OperatorKind kind) {
   return measured_by_flops(kind) ? c.efficiencies[kind].compute : c.efficiencies[kind].memory;
 }
 
+// The CUDA cores' fp32 rate takes the default GEMM efficiency on both GPUs (a calibration's plain
+// fp32 GEMMs are not loaded, calibration.cpp), so its ratio is the datasheets'. The sustained clock
+// of a power-limited part slows its CUDA cores as it does its tensor cores.
 ClassRates rates_of(const DeviceSpec& d, const ClassEfficiency& eff) {
   // A GPU without half-precision units (K80) runs fp16 at its fp32 rate.
   const double half = std::max({d.bf16_flops, d.fp16_flops, d.fp32_flops});
-  return {half * d.sustained_tensor_scale * eff.half, d.fp32_flops * d.sustained_tensor_scale * eff.fp32,
-          d.hbm_bw_Bps * eff.memory};
+  const double clock = d.sustained_tensor_scale;
+  return {half * clock * eff.half, d.fp32_flops * clock * eff.tf32,
+          d.fp32_cuda_core_flops * clock * default_class_efficiency().tf32, d.hbm_bw_Bps * eff.memory};
 }
 
 std::string device_list() { return fmt::format("{}", fmt::join(device_ids(), ", ")); }
@@ -73,7 +78,16 @@ GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memor
   }
   const ClassRates from = rates_of(*out.recorded, defaults), to = rates_of(*out.target, target_eff);
   out.scale[KernelClass::half_matmul] = from.half_flops / to.half_flops;
-  out.scale[KernelClass::fp32_matmul] = from.fp32_flops / to.fp32_flops;
+  // On a GPU without TF32 the TF32 rate is its CUDA cores' (device_spec.hpp).
+  out.scale[KernelClass::tf32_matmul] = from.tf32_flops / to.tf32_flops;
+  out.scale[KernelClass::fp32_matmul] = from.cuda_core_flops / to.cuda_core_flops;
+  // PyTorch lets cuDNN use TF32 for fp32 convolutions by default (torch.backends.cudnn.allow_tf32),
+  // but not cuBLAS for fp32 matmuls since 1.12 (torch.backends.cuda.matmul.allow_tf32): a convolution
+  // recorded on CUDA cores before Ampere runs on TF32 tensor cores on a GPU that has them; one that
+  // ran on CUDA cores on a TF32 GPU (cuDNN chose it) stays on them.
+  const bool conv_gains_tf32 = !out.recorded->has_tf32() && out.target->has_tf32();
+  out.scale[KernelClass::fp32_convolution] =
+      from.cuda_core_flops / (conv_gains_tf32 ? to.tf32_flops : to.cuda_core_flops);
   out.scale[KernelClass::memory_bound] = from.memory_Bps / to.memory_Bps;
   out.scale[KernelClass::host_copy] = 1;
   return out;

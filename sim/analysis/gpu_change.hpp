@@ -6,7 +6,11 @@
 // calibration measured on it (the efficiency of its largest measured runs of the kind: a traced
 // kernel's size is not known).
 //   fp16/bf16 matmul  tensor-core half rate x sustained_tensor_scale x gemm compute efficiency
-//   fp32 matmul       fp32 rate (TF32 tensor cores since Ampere, CUDA cores before) x the same
+//   TF32 matmul       TF32 tensor-core rate (the CUDA cores' fp32 on GPUs without TF32) x the same
+//   fp32 matmul       CUDA cores' fp32 rate x sustained_tensor_scale x the default gemm efficiency
+//                     (PyTorch runs fp32 matmuls without TF32 by default since 1.12)
+//   fp32 convolution  as fp32 matmul, except recorded before Ampere and carried to a GPU with TF32:
+//                     recorded CUDA-core rate over the TF32 rate (cuDNN's TF32 is on by default)
 //   memory-bound      HBM bandwidth x elementwise memory efficiency
 //   host copy         unchanged (PCIe is not modelled per GPU)
 // With the defaults on both sides the efficiencies cancel and the ratios are the datasheets'.

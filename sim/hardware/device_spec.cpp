@@ -13,57 +13,61 @@ constexpr double MiB = 1024.0 * 1024.0;
 const std::vector<DeviceSpec>& all_devices() {
   static const std::vector<DeviceSpec> devices = {
       // NVIDIA A100 Tensor Core GPU datasheet (2021, SXM column): BF16/FP16 312 TFLOP/s dense,
-      // TF32 156 TFLOP/s dense, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3 600 GB/s bidirectional.
-      // 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper).
-      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM", 312 * T, 312 * T, 0, 156 * T, 40960 * MiB, 1555 * GB, 300 * GB, 80,
-       108},
+      // TF32 156 TFLOP/s dense, FP32 (CUDA cores) 19.5, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3
+      // 600 GB/s bidirectional. 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper).
+      {"a100-40gb-sxm", "NVIDIA A100 40GB SXM", 312 * T, 312 * T, 0, 156 * T, 19.5 * T, 40960 * MiB, 1555 * GB,
+       300 * GB, 80, 108},
       // Same datasheet, 80GB SXM column: 80GB HBM2e at 2,039 GB/s.
-      {"a100-80gb-sxm", "NVIDIA A100 80GB SXM", 312 * T, 312 * T, 0, 156 * T, 81920 * MiB, 2039 * GB, 300 * GB, 80,
-       108},
+      {"a100-80gb-sxm", "NVIDIA A100 80GB SXM", 312 * T, 312 * T, 0, 156 * T, 19.5 * T, 81920 * MiB, 2039 * GB,
+       300 * GB, 80, 108},
       // NVIDIA H100 Tensor Core GPU datasheet (SXM column; sparse figures halved): BF16/FP16 989.4,
-      // FP8 1,978.9, TF32 494.7 TFLOP/s dense; 80GB HBM3 at 3.35 TB/s; NVLink4 900 GB/s bidirectional.
-      // 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, H100 SXM5).
-      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 81559 * MiB, 3350 * GB,
+      // FP8 1,978.9, TF32 494.7 TFLOP/s dense, FP32 (CUDA cores) 67; 80GB HBM3 at 3.35 TB/s; NVLink4
+      // 900 GB/s bidirectional. 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, H100 SXM5).
+      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 67 * T, 81559 * MiB, 3350 * GB,
        450 * GB, 90, 132},
       // Meta's Grand Teton H100 (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md,
       // Hardware): 96GB HBM2e at 2.4 TB/s peak, run at its default 500 W power limit; the H100 SXM5's
-      // tensor cores and NVLink 4. At 500 W a bf16 8192^3 GEMM runs at 585.23 TFLOP/s (Meta's
-      // "H100 500W" benchmark, pytorch/FBGEMM pull request 2546, 2024-04-29) where a 700 W H100
+      // tensor cores, CUDA cores and NVLink 4. At 500 W a bf16 8192^3 GEMM runs at 585.23 TFLOP/s
+      // (Meta's "H100 500W" benchmark, pytorch/FBGEMM pull request 2546, 2024-04-29) where a 700 W H100
       // SXM5 runs it at 797.5 (zzc0721/torch-performance-test-data issue 79, PyTorch 2.7; the
       // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate. Capacity: the nominal
       // 96 GiB (the driver's figure for this part is not published).
       {"h100-96gb-500w", "NVIDIA H100 96GB HBM2e at 500 W (Grand Teton)", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T,
-       96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5},
-      // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM;
+       67 * T, 96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5},
+      // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM (FP32 67);
       // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional. The H100 SXM5's 132 SMs.
-      {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 143771 * MiB, 4800 * GB,
-       450 * GB, 90, 132},
+      {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 67 * T, 143771 * MiB,
+       4800 * GB, 450 * GB, 90, 132},
       // NVIDIA DGX B200 datasheet (per GPU = system / 8; sparse figures halved): FP8 72 PFLOP/s
       // training per system -> 4.5 PFLOP/s dense FP8, 2.25 PFLOP/s dense BF16/FP16, 1.1 PFLOP/s
       // dense TF32; 1,440 GB HBM3e at 64 TB/s -> 180 GB at 8 TB/s; NVLink5 1.8 TB/s bidirectional.
+      // FP32 (CUDA cores) 75 TFLOP/s per GPU (NVIDIA's GB200 NVL72 / HGX B200 specification table).
       // 148 SMs (two dies; the count CUDA reports, not a datasheet figure).
-      {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 180 * GB, 8000 * GB, 900 * GB, 100, 148},
+      {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 75 * T, 180 * GB, 8000 * GB, 900 * GB, 100,
+       148},
       // The GPUs of the data-parallel measurements of 2016-2020 (DESIGN.md "Layer graphs"). None
       // has bf16; fp32 is the CUDA cores' single-precision rate (no TF32). Capacities are the
       // nominal GiB (the driver reports a little less). No sustained-clock correction.
       // NVIDIA Tesla V100 GPU Accelerator datasheet (2018, SXM2 column): single precision 15.7,
       // tensor 125 TFLOP/s; 16 or 32 GB HBM2 at 900 GB/s; NVLink 300 GB/s (both directions, six
       // links). 80 SMs (NVIDIA Tesla V100 GPU Architecture whitepaper, 2017).
-      {"v100-sxm2-16gb", "NVIDIA Tesla V100 SXM2 16GB", 0, 125 * T, 0, 15.7 * T, 16 * 1024 * MiB, 900 * GB, 150 * GB,
-       70, 80},
-      {"v100-sxm2-32gb", "NVIDIA Tesla V100 SXM2 32GB", 0, 125 * T, 0, 15.7 * T, 32 * 1024 * MiB, 900 * GB, 150 * GB,
-       70, 80},
+      {"v100-sxm2-16gb", "NVIDIA Tesla V100 SXM2 16GB", 0, 125 * T, 0, 15.7 * T, 15.7 * T, 16 * 1024 * MiB, 900 * GB,
+       150 * GB, 70, 80},
+      {"v100-sxm2-32gb", "NVIDIA Tesla V100 SXM2 32GB", 0, 125 * T, 0, 15.7 * T, 15.7 * T, 32 * 1024 * MiB, 900 * GB,
+       150 * GB, 70, 80},
       // NVIDIA Tesla P100 datasheet (2016): NVLink (SXM2) part single 10.6, half 21.2 TFLOP/s, NVLink
       // 160 GB/s (both directions, four links); PCIe part single 9.3, half 18.7 TFLOP/s, no NVLink.
       // Both 16 GB HBM2 at 732 GB/s. 56 SMs (NVIDIA Tesla P100 whitepaper, 2016). Half precision
       // runs on the CUDA cores at twice the single rate: no tensor cores.
-      {"p100-sxm2-16gb", "NVIDIA Tesla P100 SXM2 16GB", 0, 21.2 * T, 0, 10.6 * T, 16 * 1024 * MiB, 732 * GB, 80 * GB,
+      {"p100-sxm2-16gb", "NVIDIA Tesla P100 SXM2 16GB", 0, 21.2 * T, 0, 10.6 * T, 10.6 * T, 16 * 1024 * MiB, 732 * GB,
+       80 * GB, 60, 56},
+      {"p100-pcie-16gb", "NVIDIA Tesla P100 PCIe 16GB", 0, 18.7 * T, 0, 9.3 * T, 9.3 * T, 16 * 1024 * MiB, 732 * GB, 0,
        60, 56},
-      {"p100-pcie-16gb", "NVIDIA Tesla P100 PCIe 16GB", 0, 18.7 * T, 0, 9.3 * T, 16 * 1024 * MiB, 732 * GB, 0, 60, 56},
       // NVIDIA Tesla K80 datasheet (2014), per GPU of the two on a board (board figures halved):
       // single precision 8.73 TFLOP/s with GPU Boost -> 4.37; 24 GB GDDR5 at 480 GB/s -> 12 GB at
       // 240 GB/s; 4,992 CUDA cores -> 2,496 = 13 SMX of 192. No fast half precision.
-      {"k80", "NVIDIA Tesla K80 (one of its two GPUs)", 0, 0, 0, 4.37 * T, 12 * 1024 * MiB, 240 * GB, 0, 37, 13},
+      {"k80", "NVIDIA Tesla K80 (one of its two GPUs)", 0, 0, 0, 4.37 * T, 4.37 * T, 12 * 1024 * MiB, 240 * GB, 0, 37,
+       13},
   };
   return devices;
 }

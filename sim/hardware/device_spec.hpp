@@ -16,6 +16,9 @@ struct DeviceSpec {
   double fp16_flops = 0;
   double fp8_flops = 0;
   double fp32_flops = 0;  // TF32 tensor-core rate: what fp32 matmuls run at
+  // FP32 on the CUDA cores (no tensor cores): what an fp32 matmul runs at where TF32 is not used,
+  // and on GPUs without TF32 (before Ampere) the same as fp32_flops.
+  double fp32_cuda_core_flops = 0;
   double hbm_bytes = 0;
   double hbm_bw_Bps = 0;
   double nvlink_bw_Bps = 0;  // per GPU, one direction (datasheet bidirectional figure / 2)
@@ -30,6 +33,7 @@ struct DeviceSpec {
   // nccl_collective_channels) occupies while it runs beside compute, each CTA on its own SM, at
   // most all of them: compute then runs at (1 - share) of its rate.
   double collective_sm_share(int ctas) const;
+  bool has_tf32() const { return sm_arch >= 80; }  // TF32 tensor cores: Ampere and later
 
   double peak_flops(Precision p) const;
 };
