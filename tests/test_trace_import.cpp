@@ -341,6 +341,8 @@ TEST(KinetoTrace, BadTracesNameTheFile) {
   EXPECT_EQ(e.expected, "Kineto trace JSON");
   e = test::error_of([&] { read_kineto_trace(dir.write("b.json", "[1, 2]")); });
   EXPECT_EQ(e.field, "traceEvents");
+  e = test::error_of([&] { read_kineto_trace(dir.write("n.json", R"({"traceEvents": 5})")); });
+  EXPECT_EQ(e.found, "5");
   e = test::error_of([&] {
     read_kineto_trace(
         dir.write("c.json", R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "soon"}]})"));

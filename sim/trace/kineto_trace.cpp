@@ -60,8 +60,11 @@ class Reader {
   }
 
   KinetoTrace read(const json& root) {
-    if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array())
-      fail("traceEvents", "a JSON object with a traceEvents list (a PyTorch profiler trace)", describe_json(root));
+    if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array()) {
+      const bool has_field = root.is_object() && root.contains("traceEvents");
+      fail("traceEvents", "a JSON object with a traceEvents list (a PyTorch profiler trace)",
+           has_field ? describe_json(root["traceEvents"]) : describe_json(root));
+    }
     KinetoTrace trace;
     trace.file = file_;
     read_distributed_info(root, trace);
