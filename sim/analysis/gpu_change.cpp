@@ -14,10 +14,10 @@ namespace dtsim {
 
 namespace {
 
-// Fractions of peak: half and TF32 matmuls of the tensor-core FLOP/s, memory-bound kernels of HBM
-// bandwidth.
+// Fractions of peak: half and TF32 matmuls of the tensor-core FLOP/s, CUDA-core fp32 matmuls of
+// theirs, memory-bound kernels of HBM bandwidth.
 struct ClassEfficiency {
-  double half = 0, tf32 = 0, memory = 0;
+  double half = 0, tf32 = 0, cuda_core = 0, memory = 0;
 };
 
 struct ClassRates {
@@ -26,7 +26,8 @@ struct ClassRates {
 
 ClassEfficiency default_class_efficiency() {
   const EfficiencyTable d = default_efficiencies();
-  return {d[OperatorKind::gemm].compute, d[OperatorKind::gemm].compute, d[OperatorKind::elementwise].memory};
+  const double gemm = d[OperatorKind::gemm].compute;
+  return {gemm, gemm, gemm, d[OperatorKind::elementwise].memory};
 }
 
 // A calibration's efficiency of a kind: its measured curve's at the largest size measured (a traced
@@ -38,15 +39,13 @@ double calibrated(const Calibration& c, Precision p, OperatorKind kind) {
   return measured_by_flops(kind) ? c.efficiencies[kind].compute : c.efficiencies[kind].memory;
 }
 
-// The CUDA cores' fp32 rate takes the default GEMM efficiency on both GPUs (a calibration's plain
-// fp32 GEMMs are not loaded, calibration.cpp), so its ratio is the datasheets'. The sustained clock
-// of a power-limited part slows its CUDA cores as it does its tensor cores.
+// The sustained clock of a power-limited part slows its CUDA cores as it does its tensor cores.
 ClassRates rates_of(const DeviceSpec& d, const ClassEfficiency& eff) {
   // A GPU without half-precision units (K80) runs fp16 at its fp32 rate.
   const double half = std::max({d.bf16_flops, d.fp16_flops, d.fp32_flops});
   const double clock = d.sustained_tensor_scale;
-  return {half * clock * eff.half, d.fp32_flops * clock * eff.tf32,
-          d.fp32_cuda_core_flops * clock * default_class_efficiency().tf32, d.hbm_bw_Bps * eff.memory};
+  return {half * clock * eff.half, d.fp32_flops * clock * eff.tf32, d.fp32_cuda_core_flops * clock * eff.cuda_core,
+          d.hbm_bw_Bps * eff.memory};
 }
 
 std::string device_list() { return fmt::format("{}", fmt::join(device_ids(), ", ")); }
@@ -71,9 +70,11 @@ GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memor
     if (device_id_of_name(c.device) != target_id)
       throw InputError({target_calibration.string(), 0, "device", "a calibration measured on " + target_id,
                         "'" + c.device + "'"});
-    target_eff = {calibrated(c, Precision::bf16, OperatorKind::gemm),
-                  calibrated(c, Precision::fp32, OperatorKind::gemm),
-                  calibrated(c, Precision::bf16, OperatorKind::elementwise)};
+    // The CUDA cores keep the default: a calibration's plain fp32 GEMMs are not loaded (calibration.cpp),
+    // so their ratio stays the datasheets'.
+    target_eff.half = calibrated(c, Precision::bf16, OperatorKind::gemm);
+    target_eff.tf32 = calibrated(c, Precision::fp32, OperatorKind::gemm);
+    target_eff.memory = calibrated(c, Precision::bf16, OperatorKind::elementwise);
     out.efficiency_source = "efficiencies measured in " + target_calibration.string();
   }
   const ClassRates from = rates_of(*out.recorded, defaults), to = rates_of(*out.target, target_eff);
