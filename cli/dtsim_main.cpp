@@ -6,6 +6,7 @@
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
 //   dtsim goodput [SCENARIO] [--days D] [--runs N] [--strategy S] ... (see goodput_command.cpp)
 //   dtsim sweep [SCENARIO] (--gpus LIST | --field PATH --values LIST) ... (see sweep_command.cpp)
+//   dtsim calibrate RAW --out CAL [--peaks-from-spec FILE] [--driver VERSION] (see calibrate_command.hpp)
 // Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 4 a failure event stopped the
 // iteration (`run`), 3 out of memory (`run`:
 // the scenario does not fit in a GPU's HBM, nothing simulated), 1 internal failure.
@@ -17,6 +18,7 @@
 #include <iostream>
 #include <optional>
 
+#include "calibrate_command.hpp"
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
 #include "compare_command.hpp"
@@ -152,6 +154,11 @@ int main(int argc, char** argv) {
   CLI::App* import = app.add_subcommand("import", "read PyTorch profiler traces of a training job, one per rank");
   add_import_options(*import, import_options, (kSourceDir / "topologies").string());
 
+  CalibrateOptions calibrate_options;
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "turn a raw profile of dtsim-profile into a calibration (no GPU needed)");
+  add_calibrate_options(*calibrate, calibrate_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -171,6 +178,7 @@ int main(int argc, char** argv) {
     if (*sweep) return run_sweep_command(sweep_options);
     if (*compare) return run_compare_command(compare_options);
     if (*import) return run_import_command(import_options);
+    if (*calibrate) return run_calibrate_command(calibrate_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -1,12 +1,15 @@
 #include "calibration_builder.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
+#include "calibration_file_reader.hpp"
 #include "device_peaks.hpp"
 #include "json_fields.hpp"
 #include "latency_bandwidth_fit.hpp"
 #include "nccl_perf_format.hpp"
 #include "input_error.hpp"
+#include "size_limits.hpp"
 
 namespace dtsim::profiler {
 
@@ -24,11 +27,10 @@ Peaks choose_peaks(const RawProfile& raw, const std::string& source, const std::
   if (raw.peaks) return *raw.peaks;
   if (peaks_override) return *peaks_override;
   if (std::optional<Peaks> p = peaks_of_device(raw.device.name)) return *p;
-  std::string known;
-  for (const std::string& n : known_peak_devices()) known += (known.empty() ? "\"" : ", \"") + n + "\"";
   throw InputError({source, 0, "device.name",
-                           "a device with datasheet peaks (" + known + "), or peaks from --peaks-from-spec FILE",
-                           "\"" + raw.device.name + "\""});
+                    "a GPU of dtsim's datasheet table (sim/hardware/device_spec.cpp: A100, H100, H200, B200 SXM; "
+                    "PCIe and NVL parts run other clocks), or peaks from --peaks-from-spec FILE",
+                    "\"" + raw.device.name + "\""});
 }
 
 namespace {
@@ -36,6 +38,13 @@ namespace {
 [[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& expected,
                        const std::string& found) {
   throw InputError({source, 0, field, expected, found});
+}
+
+// 4 significant digits, for messages: "1.273", "3.35e+12".
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
 }
 
 // "gemm bf16 m=8192 n=8192 k=8192", for messages.
@@ -70,8 +79,19 @@ CalibratedOperator calibrate_operator(const RawOperator& r, const ProfilerSettin
     o.runs = int(r.event_times_s.size());
   }
   if (!(o.time_s > 0)) fail(source, at, "a median run time > 0", std::to_string(o.time_s) + " s");
-  o.compute_efficiency = compute_efficiency(o.flops, o.time_s, peak_flops(peaks, o.dtype, source, at + ".dtype"));
+  const double peak = peak_flops(peaks, o.dtype, source, at + ".dtype");
+  o.compute_efficiency = compute_efficiency(o.flops, o.time_s, peak);
   o.memory_efficiency = memory_efficiency(o.bytes, o.time_s, peaks.hbm_Bps);
+  // Above 1 is kept as measured (a tensor in L2, a clock above the datasheet's); past the
+  // physical bounds a count or a time is wrong, and the calibration would be refused anyway.
+  if (o.compute_efficiency > kMaxComputeEfficiency)
+    fail(source, at, calib::compute_efficiency_range(false),
+         number(o.compute_efficiency) + " (" + describe(r) + ": " + number(o.flops) + " FLOP in " + number(o.time_s) +
+             " s against " + number(peak) + " FLOP/s)");
+  if (o.memory_efficiency > kMaxMemoryEfficiency)
+    fail(source, at, calib::memory_efficiency_range(false),
+         number(o.memory_efficiency) + " (" + describe(r) + ": " + number(o.bytes) + " bytes in " + number(o.time_s) +
+             " s against " + number(peaks.hbm_Bps) + " B/s)");
   return o;
 }
 
@@ -111,6 +131,7 @@ Calibration build_calibration(const RawProfile& raw, const std::string& source,
   c.gpus = raw.device.gpus;
   c.driver = raw.device.driver;
   c.cuda_runtime = raw.device.cuda_runtime;
+  c.cudnn = raw.device.cudnn;
   c.nccl = raw.device.nccl;
   c.date = raw.device.date;
   c.peaks = choose_peaks(raw, source, peaks_override);

@@ -17,7 +17,9 @@ double memory_efficiency(double bytes, double time_s, double hbm_Bps);
 
 // Peaks: the raw profile's own if it has them, else `peaks_override` (--peaks-from-spec), else
 // the device table; none of them throws InputError. `source` names the raw profile in
-// errors: its file, or "<measurement>" for numbers measured in this process.
+// errors: its file, or "<measurement>" for numbers measured in this process. Efficiencies are
+// kept as measured, above 1 too (tensors served from L2); one past the physical bounds of
+// sim/base/size_limits.hpp throws InputError naming the operator.
 Calibration build_calibration(const RawProfile& raw, const std::string& source,
                               const std::optional<Peaks>& peaks_override = std::nullopt);
 

@@ -53,9 +53,19 @@ ojson calibration_to_json(const Calibration& c) {
   j["gpus"] = c.gpus;
   j["driver"] = c.driver;
   j["cuda_runtime"] = c.cuda_runtime;
+  if (!c.cudnn.empty()) j["cudnn"] = c.cudnn;  // the machine had one (the profiler does not use it)
   j["nccl"] = c.nccl;
   j["date"] = c.date;
   j["peaks"] = peaks_to_json(c.peaks);
+  if (!c.efficiency.empty()) {  // format 1's per-kind values: the profiler writes none, a round trip keeps them
+    j["efficiency"] = ojson::object();
+    for (const calib::KindEfficiency& k : c.efficiency) {
+      ojson e = ojson::object();
+      if (k.compute) e["compute"] = *k.compute;
+      if (k.memory) e["memory"] = *k.memory;
+      j["efficiency"][k.kind] = e;
+    }
+  }
   j["operators"] = ojson::array();
   for (const CalibratedOperator& o : c.operators) j["operators"].push_back(operator_to_json(o));
   j["collectives"] = ojson::array();

@@ -1,6 +1,7 @@
 #pragma once
 // Writes a Calibration as JSON (format "dtsim-calibration-2", schema in README.md), atomically:
 // the text goes to FILE.tmp, which is then renamed over FILE, so a reader never sees half a file.
+// It reads back with the one reader, sim/hardware/calibration_file_reader.hpp.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

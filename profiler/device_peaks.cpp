@@ -1,44 +1,14 @@
 #include "device_peaks.hpp"
 
+#include "datasheet_peaks.hpp"
 #include "input_error.hpp"
 
 namespace dtsim::profiler {
 
-namespace {
-
-struct KnownDevice {
-  const char* name;  // as cudaGetDeviceProperties reports it
-  Peaks peaks;
-};
-
-// NVIDIA datasheets, dense (no sparsity). H100 SXM5 and H200 SXM share compute; the H200 has
-// faster HBM3e. The A100 has no FP8 tensor cores.
-const KnownDevice kKnownDevices[] = {
-    {"NVIDIA H100 80GB HBM3", {67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 3.35e12}},
-    {"NVIDIA H200", {67e12, 494.7e12, 989.4e12, 989.4e12, 1978.9e12, 4.8e12}},
-    {"NVIDIA A100-SXM4-80GB", {19.5e12, 156e12, 312e12, 312e12, 0, 2.039e12}},
-};
-
-}  // namespace
-
-std::optional<Peaks> peaks_of_device(const std::string& device_name) {
-  for (const KnownDevice& d : kKnownDevices)
-    if (device_name == d.name) return d.peaks;
-  return std::nullopt;
-}
-
-std::vector<std::string> known_peak_devices() {
-  std::vector<std::string> names;
-  for (const KnownDevice& d : kKnownDevices) names.emplace_back(d.name);
-  return names;
-}
+std::optional<Peaks> peaks_of_device(const std::string& device_name) { return calib::datasheet_peaks(device_name); }
 
 double peak_flops(const Peaks& peaks, const std::string& dtype, const std::string& file, const std::string& field) {
-  if (dtype == "fp32") return peaks.fp32_flops;
-  if (dtype == "tf32") return peaks.tf32_flops;
-  if (dtype == "fp16") return peaks.fp16_flops;
-  if (dtype == "bf16") return peaks.bf16_flops;
-  if (dtype == "fp8") return peaks.fp8_flops;
+  if (const std::optional<double> flops = calib::peak_flops_of(peaks, dtype)) return *flops;
   throw InputError({file, 0, field, "fp32, tf32, fp16, bf16 or fp8", "\"" + dtype + "\""});
 }
 

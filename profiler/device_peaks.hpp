@@ -1,19 +1,19 @@
 #pragma once
-// Datasheet dense peaks by device name, which the efficiencies are fractions of. Unknown devices
-// are refused rather than guessed: a peaks spec file (--peaks-from-spec) gives them.
+// The peaks a raw profile is divided by: the device's datasheet peaks from the simulator's table
+// (sim/hardware/datasheet_peaks.hpp, device_spec.cpp), so that profiler and simulator cannot
+// disagree on them, or peaks given in a spec file for a device that table lacks.
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "calibration_data.hpp"
 #include "json_fields.hpp"
 
 namespace dtsim::profiler {
 
-// Exact cudaDeviceProp::name matches only: PCIe and NVL parts of the same chip run other clocks.
+// The datasheet peaks of the device a driver name stands for; nothing for a device dtsim does not
+// know (PCIe and NVL parts run other clocks: not guessed).
 std::optional<Peaks> peaks_of_device(const std::string& device_name);
-std::vector<std::string> known_peak_devices();
 
 // The peak FLOP/s of `dtype` ("fp32", "tf32", "fp16", "bf16", "fp8"); throws InputError
 // naming `file` and `field` for another dtype.
@@ -24,7 +24,7 @@ double peak_flops(const Peaks& peaks, const std::string& dtype, const std::strin
 Peaks read_peaks(const FieldReader& reader, const json& parent, const std::string& path,
                  const std::string& key);
 
-// A spec file: either such an object or {"peaks": {...}}.
+// A spec file (--peaks-from-spec): either such an object or {"peaks": {...}}.
 Peaks load_peaks_spec(const std::filesystem::path& file);
 
 }  // namespace dtsim::profiler

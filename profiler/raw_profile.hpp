@@ -18,8 +18,11 @@ struct RawDevice {
   std::string name;                // cudaDeviceProp::name
   std::string compute_capability;  // "9.0"
   int gpus = 0;                    // local GPUs used for NCCL
-  std::string driver, cuda_runtime, nccl;
-  std::string date;  // UTC, YYYY-MM-DD
+  std::string driver;        // kernel module version, "580.159.04"
+  std::string cuda_runtime;  // "13.0"
+  std::string cudnn;         // "9.19.0"; empty: no cuDNN found (the profiler does not need it)
+  std::string nccl;          // of the NCCL the profiler links, "2.28.3"
+  std::string date;          // UTC, YYYY-MM-DD
 };
 
 struct RawOperator : OperatorIdentity {

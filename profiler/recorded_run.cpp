@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "calibration_builder.hpp"
-#include "calibration_reader.hpp"
 #include "calibration_writer.hpp"
 #include "device_peaks.hpp"
 
@@ -53,6 +52,19 @@ WindowKind read_attribution(const FieldReader& r, const json& o, const std::stri
   if (kind == to_string(WindowKind::timestamp_ns)) return WindowKind::timestamp_ns;
   if (kind == to_string(WindowKind::correlation_id)) return WindowKind::correlation_id;
   r.fail(field_path(at, "attribution"), "\"timestamp_ns\" or \"correlation_id\"", "\"" + kind + "\"");
+}
+
+// op, kind, dtype, shape (in the file's order), flops and bytes of the operator object `o`.
+OperatorIdentity read_operator_identity(const FieldReader& r, const json& o, const std::string& at) {
+  OperatorIdentity id;
+  id.op = r.string(o, at, "op");
+  id.kind = r.string(o, at, "kind");
+  id.dtype = r.string(o, at, "dtype");
+  const json& shape = r.object(o, at, "shape");
+  for (const auto& [name, value] : shape.items()) id.shape.emplace_back(name, r.integer(shape, at + ".shape", name));
+  id.flops = r.non_negative(o, at, "flops");
+  id.bytes = r.non_negative(o, at, "bytes");
+  return id;
 }
 
 RawOperator read_operator(const FieldReader& r, const json& o, const std::string& at, bool cupti) {
@@ -136,6 +148,7 @@ RawProfile load_raw_profile(const std::filesystem::path& file) {
   if (raw.device.gpus < 1) r.fail("device.gpus", "a GPU count >= 1", std::to_string(raw.device.gpus));
   raw.device.driver = r.string(dev, "device", "driver");
   raw.device.cuda_runtime = r.string(dev, "device", "cuda_runtime");
+  if (dev.contains("cudnn")) raw.device.cudnn = r.string(dev, "device", "cudnn");  // absent before issue 43
   raw.device.nccl = r.string(dev, "device", "nccl");
   raw.device.date = r.string(dev, "device", "date");
   if (root.contains("peaks")) raw.peaks = read_peaks(r, root, "", "peaks");
@@ -164,10 +177,14 @@ RawProfile load_raw_profile(const std::filesystem::path& file) {
 json raw_profile_to_json(const RawProfile& raw) {
   json j;
   j["format"] = kRawProfileFormat;
-  j["device"] = json{{"name", raw.device.name},     {"compute_capability", raw.device.compute_capability},
-                     {"gpus", raw.device.gpus},     {"driver", raw.device.driver},
-                     {"cuda_runtime", raw.device.cuda_runtime}, {"nccl", raw.device.nccl},
-                     {"date", raw.device.date}};
+  j["device"] = json{{"name", raw.device.name},
+                     {"compute_capability", raw.device.compute_capability},
+                     {"gpus", raw.device.gpus},
+                     {"driver", raw.device.driver},
+                     {"cuda_runtime", raw.device.cuda_runtime}};
+  if (!raw.device.cudnn.empty()) j["device"]["cudnn"] = raw.device.cudnn;
+  j["device"]["nccl"] = raw.device.nccl;
+  j["device"]["date"] = raw.device.date;
   if (raw.peaks) j["peaks"] = peaks_json(*raw.peaks);
   j["profiler"] = json{{"cupti", raw.profiler.cupti},
                        {"iterations", raw.profiler.iterations},

@@ -2,7 +2,8 @@
 // A raw profile as JSON (format "dtsim-raw-profile-1"), so that a measurement can be kept,
 // turned into a calibration again later, and tested without a GPU:
 //   {"format": "dtsim-raw-profile-1",
-//    "device": {"name", "compute_capability", "gpus", "driver", "cuda_runtime", "nccl", "date"},
+//    "device": {"name", "compute_capability", "gpus", "driver", "cuda_runtime",
+//               "cudnn" (optional: when the machine had one), "nccl", "date"},
 //    "peaks": {...}                                      (optional: overrides the device table)
 //    "profiler": {"cupti", "iterations", "warmup", "overhead_percent" (number or null)},
 //    "operators": [{"op", "kind", "dtype", "shape": {"m": .., ...}, "flops", "bytes",

@@ -1,8 +1,12 @@
 // Calibration files override default efficiencies; topology files are checked field by field.
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "calibration.hpp"
+#include "calibration_file.hpp"
 #include "input_error.hpp"
+#include "measured_efficiency.hpp"
 #include "test_support.hpp"
 
 namespace dtsim {
@@ -22,11 +26,39 @@ TEST(Calibration, OverridesOnlyWhatTheFileGives) {
   EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::attention_gemm].compute, defaults[OperatorKind::attention_gemm].compute);
 }
 
-TEST(Calibration, EfficiencyAboveOneIsRejected) {
+TEST(Calibration, EfficiencyPastThePhysicalBoundIsRejected) {
+  // 1.5 x the tensor-core peak: more than any SM clock above the datasheet's gives (1.2, size_limits.hpp).
   const InputErrorInfo e = error_of([] { load_calibration(calibration("out-of-range.json"), default_efficiencies()); });
   EXPECT_EQ(e.field, "efficiency.gemm.compute");
-  EXPECT_EQ(e.expected, "a fraction of peak in [0.0001, 1]");
+  EXPECT_EQ(e.expected, "measured / peak FLOP/s in [0.0001, 1.2] (above 1: a clock above the datasheet's)");
   EXPECT_EQ(e.found, "1.5");
+}
+
+// Rates above the datasheet peak are measurements (tensors served from L2), up to L2 / HBM.
+TEST(Calibration, EfficiencyAboveOneIsAMeasurement) {
+  test::ScratchDir dir;
+  const auto file = dir.write("c.json", R"({"efficiency": {"elementwise": {"memory": 1.27}},
+      "operators": [{"op": "embedding", "kind": "elementwise", "dtype": "bf16", "flops": 0, "bytes": 16785408,
+                     "time_s": 3.9365e-6, "compute_efficiency": 0, "memory_efficiency": 1.2728}]})");
+  const Calibration c = load_calibration(file, default_efficiencies());
+  EXPECT_DOUBLE_EQ(c.efficiencies[OperatorKind::elementwise].memory, 1.27);
+  EXPECT_DOUBLE_EQ(c.operators.at(0).memory_efficiency, 1.2728);
+  const auto too_fast = dir.write("d.json", R"({"efficiency": {"elementwise": {"memory": 5.5}}})");
+  const InputErrorInfo e = error_of([&] { load_calibration(too_fast, default_efficiencies()); });
+  EXPECT_EQ(e.field, "efficiency.elementwise.memory");
+  EXPECT_EQ(e.expected, "measured / peak HBM bytes/s in [0.0001, 5] (above 1: served from L2)");
+}
+
+// The one reader checks names against lists of its own (plain C++, no program.hpp); they are the
+// model's kinds, every one.
+TEST(Calibration, ReaderNamesAreTheModelsKinds) {
+  ASSERT_EQ(std::size(calib::kOperatorKinds), size_t(kOperatorKindCount));
+  for (int k = 0; k < kOperatorKindCount; ++k) {
+    EXPECT_STREQ(calib::kOperatorKinds[k], to_string(OperatorKind(k)));
+    EXPECT_EQ(operator_kind_of(calib::kOperatorKinds[k]), OperatorKind(k));
+    EXPECT_EQ(calib::is_matmul_kind(calib::kOperatorKinds[k]), measured_by_flops(OperatorKind(k)));
+  }
+  for (const char* op : calib::kCollectiveOps) EXPECT_STREQ(to_string(collective_kind_of(op)), op);
 }
 
 TEST(Calibration, UnknownOperatorKindIsRejected) {

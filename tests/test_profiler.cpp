@@ -13,15 +13,18 @@
 #include <vector>
 
 #include "byte_size.hpp"
-#include "calibration.hpp"  // the simulator's reader
+#include "calibration.hpp"
+#include "device_spec.hpp"  // the simulator's view of a calibration
 #include "calibration_builder.hpp"
-#include "calibration_reader.hpp"
+#include "calibration_file_reader.hpp"  // the one reader, the profiler's and the simulator's
 #include "calibration_writer.hpp"
 #include "device_peaks.hpp"
 #include "input_error.hpp"
 #include "kernel_records.hpp"
 #include "latency_bandwidth_fit.hpp"
+#include "library_versions.hpp"
 #include "nccl_perf_format.hpp"
+#include "raw_conversion.hpp"
 #include "recorded_run.hpp"
 #include "test_support.hpp"
 
@@ -214,7 +217,14 @@ TEST(ProfilerEfficiency, ComputeIsFlopsOverTimeOverPeak) {
 }
 
 TEST(ProfilerPeaks, TableHoldsDatasheetDensePeaks) {
+  // The simulator's table (sim/hardware/device_spec.cpp): fp32 the CUDA cores' rate, tf32 the
+  // TF32 tensor cores' (DeviceSpec::fp32_flops).
   const Peaks h100 = *peaks_of_device("NVIDIA H100 80GB HBM3");
+  const ::dtsim::DeviceSpec& spec = *::dtsim::find_device("h100-sxm");
+  EXPECT_EQ(h100.fp32_flops, spec.fp32_cuda_core_flops);
+  EXPECT_EQ(h100.tf32_flops, spec.fp32_flops);
+  EXPECT_EQ(h100.bf16_flops, spec.bf16_flops);
+  EXPECT_EQ(h100.hbm_Bps, spec.hbm_bw_Bps);
   EXPECT_EQ(h100.fp32_flops, 67e12);
   EXPECT_EQ(h100.tf32_flops, 494.7e12);
   EXPECT_EQ(h100.bf16_flops, 989.4e12);
@@ -229,6 +239,11 @@ TEST(ProfilerPeaks, TableHoldsDatasheetDensePeaks) {
   EXPECT_EQ(a100.fp8_flops, 0.0);
   EXPECT_EQ(a100.hbm_Bps, 2.039e12);
   EXPECT_FALSE(peaks_of_device("NVIDIA H100 PCIe"));  // other clocks: not guessed
+  EXPECT_FALSE(peaks_of_device("NVIDIA H100 NVL"));
+  // A 40 GB A100 (1,555 GB/s) and a V100 (no TF32: 0) the profiler's own table did not have.
+  EXPECT_EQ(peaks_of_device("NVIDIA A100-SXM4-40GB")->hbm_Bps, 1555e9);
+  EXPECT_EQ(peaks_of_device("Tesla V100-SXM2-32GB")->tf32_flops, 0.0);
+  EXPECT_EQ(peaks_of_device("Tesla V100-SXM2-32GB")->fp32_flops, 15.7e12);
   EXPECT_EQ(peak_flops(h100, "tf32", "f", "dtype"), 494.7e12);
   const InputErrorInfo e = error_of([&] { peak_flops(h100, "int8", "f.json", "operators[0].dtype"); });
   EXPECT_EQ(e.field, "operators[0].dtype");
@@ -403,7 +418,7 @@ TEST(CalibrationWriter, JsonRoundTripsAndHoldsEverySchemaField) {
   EXPECT_EQ(j["profiler"]["overhead_percent"], 2.5);
 
   // Read back: every value as written (doubles print with round-trip precision).
-  const Calibration back = read_calibration(file);
+  const Calibration back = calib::read_calibration_file(file);
   EXPECT_EQ(calibration_to_json(back), calibration_to_json(c));
   EXPECT_EQ(back.operators[0].shape, c.operators[0].shape);  // order kept: m, n, k
   EXPECT_EQ(back.operators[1].time_s, c.operators[1].time_s);
@@ -412,7 +427,7 @@ TEST(CalibrationWriter, JsonRoundTripsAndHoldsEverySchemaField) {
   // Not measured: null, read back as none.
   c.profiler.overhead_percent.reset();
   write_calibration(file, c);
-  EXPECT_TRUE(read_calibration(file).profiler.overhead_percent == std::nullopt);
+  EXPECT_TRUE(calib::read_calibration_file(file).profiler.overhead_percent == std::nullopt);
   std::filesystem::remove_all(dir);
 }
 
@@ -450,9 +465,81 @@ TEST(CalibrationReader, MissingSchemaFieldIsNamed) {
   nlohmann::ordered_json j = calibration_to_json(c);
   j["collectives"][0]["fit"].erase("busbw_Bps");
   std::ofstream(dir / "cal.json") << j.dump();
-  const InputErrorInfo e = error_of([&] { read_calibration(dir / "cal.json"); });
+  const InputErrorInfo e = error_of([&] { calib::read_calibration_file(dir / "cal.json"); });
   EXPECT_EQ(e.field, "collectives[0].fit.busbw_Bps");
   EXPECT_EQ(e.found, "nothing");
+  std::filesystem::remove_all(dir);
+}
+
+// ---- versions ----
+
+TEST(ProfilerVersions, DriverVersionIsReadFromBothKernelModulesLines) {
+  // The proprietary module's line, and the open module's (the H100 of 2026-11-26 runs the open
+  // 580.159.04, which nvidia-smi reports in microbenchmarks.jsonl); the word after "Kernel Module"
+  // is "for" there, which the profiler recorded as the driver before issue 43.
+  EXPECT_EQ(driver_version_of_proc_line("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 "
+                                        "09:55:41 UTC 2025"),
+            "580.95.05");
+  EXPECT_EQ(driver_version_of_proc_line("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  "
+                                        "Release Build  (dvs-builder@U22-I3-AF03-09-1)  Thu Nov 13 2025"),
+            "580.159.04");
+  EXPECT_EQ(driver_version_of_proc_line("NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.173.02  "
+                                        "Release Build"),
+            "580.173.02");
+  EXPECT_FALSE(driver_version_of_proc_line("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64"));
+  EXPECT_TRUE(is_recorded_driver("580.159.04"));
+  EXPECT_TRUE(is_recorded_driver("CUDA 13.0"));
+  EXPECT_TRUE(is_recorded_driver("unknown"));
+  EXPECT_FALSE(is_recorded_driver("for"));
+  EXPECT_FALSE(is_recorded_driver("580."));
+  EXPECT_FALSE(is_recorded_driver("1.2.3.4.5"));
+}
+
+TEST(ProfilerVersions, LibraryVersionNumbersAreSpelledAsTheLibrariesDefineThem) {
+  EXPECT_EQ(cuda_version_text(13000), "13.0");   // 1000 major + 10 minor
+  EXPECT_EQ(cuda_version_text(12080), "12.8");
+  EXPECT_EQ(nccl_version_text(22803), "2.28.3");  // since 2.9: 10000 major + 100 minor + patch
+  EXPECT_EQ(nccl_version_text(22809), "2.28.9");
+  EXPECT_EQ(nccl_version_text(2804), "2.8.4");    // before: 1000 major + 100 minor + patch
+  EXPECT_EQ(cudnn_version_text(91900), "9.19.0");  // cuDNN 9: 10000 major + 100 minor + patch
+  EXPECT_EQ(cudnn_version_text(8907), "8.9.7");    // cuDNN 8: 1000 major + 100 minor + patch
+}
+
+// ---- rates above the datasheet peak ----
+
+// An H100 raw profile without CUPTI holding one elementwise operator of `bytes` in `time_s`.
+RawProfile one_elementwise_run(double bytes, double time_s) {
+  RawProfile raw;
+  raw.device = {"NVIDIA H100 80GB HBM3", "9.0", 1, "580.159.04", "13.0", "9.19.0", "2.28.3", "2026-11-26"};
+  raw.profiler.cupti = false;
+  raw.profiler.iterations = 1;
+  RawOperator op;
+  op.op = "embedding";
+  op.kind = "elementwise";
+  op.dtype = "bf16";
+  op.shape = {{"rows", 2048}, {"cols", 2048}, {"vocab", 50304}};
+  op.bytes = bytes;
+  op.event_times_s = {time_s};
+  raw.operators.push_back(op);
+  return raw;
+}
+
+TEST(ProfilerRatesAbovePeak, AreKeptAsMeasuredUpToThePhysicalBound) {
+  // The embedding gather of 2026-11-26: 16,785,408 bytes in 3.9365 us against 3.35 TB/s = 1.27285
+  // (its 16.8 MB stay in the 50 MB L2). Kept, not clamped, and read back by the one reader.
+  const Calibration c = build_calibration(one_elementwise_run(16785408, 3.9365e-6), "raw.json");
+  EXPECT_NEAR(c.operators[0].memory_efficiency, 1.272849, 1e-6);
+  const std::filesystem::path dir = scratch_dir("above-peak");
+  write_calibration(dir / "cal.json", c);
+  EXPECT_NEAR(calib::read_calibration_file(dir / "cal.json").operators[0].memory_efficiency, 1.272849, 1e-6);
+  EXPECT_EQ(calib::read_calibration_file(dir / "cal.json").cudnn, "9.19.0");
+
+  // 10x the bytes: 12.73x HBM, past L2's 5x: a byte count or time is wrong, the operator is named.
+  const InputErrorInfo e = error_of([] { build_calibration(one_elementwise_run(167854080, 3.9365e-6), "raw.json"); });
+  EXPECT_EQ(e.file, "raw.json");
+  EXPECT_EQ(e.field, "operators[0]");
+  EXPECT_NE(e.expected.find("[0, 5]"), std::string::npos) << e.expected;
+  EXPECT_EQ(e.found.rfind("12.73 (embedding bf16 rows=2048 cols=2048 vocab=50304", 0), 0u) << e.found;
   std::filesystem::remove_all(dir);
 }
 

@@ -1,50 +1,66 @@
 #include "device_info.hpp"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <nccl.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 
 #include "gpu_check.hpp"
+#include "library_versions.hpp"
+
+#ifndef DTSIM_CUDNN_LIBRARY
+#define DTSIM_CUDNN_LIBRARY ""
+#endif
 
 namespace dtsim::profiler::gpu {
 
 namespace {
 
-// "580.95.05" from the kernel module's version line ("NVRM version: NVIDIA UNIX x86_64 Kernel
-// Module  580.95.05  ..."); else the CUDA version the driver supports ("CUDA 13.0").
+// The kernel module's version from /proc/driver/nvidia/version ("580.159.04", for the proprietary
+// and the open module alike: library_versions.hpp); else the CUDA version the driver supports
+// ("CUDA 13.0").
 std::string driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
-  if (in && std::getline(in, line)) {
-    const std::string marker = "Kernel Module";
-    const size_t at = line.find(marker);
-    if (at != std::string::npos) {
-      std::istringstream rest(line.substr(at + marker.size()));
-      std::string version;
-      if (rest >> version) return version;
-    }
-  }
+  if (in && std::getline(in, line))
+    if (const std::optional<std::string> version = driver_version_of_proc_line(line)) return *version;
   int v = 0;
-  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
-    return "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0) return "CUDA " + cuda_version_text(v);
   return "unknown";
 }
 
 std::string runtime_version() {
   int v = 0;
   PROFILE_CUDA(cudaRuntimeGetVersion(&v));
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  return cuda_version_text(v);
 }
 
 std::string nccl_version() {
   int v = 0;
   PROFILE_NCCL(ncclGetVersion(&v));
-  // NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
-  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
+  return nccl_version_text(v);
+}
+
+// cuDNN's version if the machine has one: the profiler does not link it (none of its kernels use
+// it), so it is looked up at run time, in the folder CMake found beside PyTorch's wheels
+// (DTSIM_CUDNN_LIBRARY) and on the loader's path. Empty when there is none.
+std::string cudnn_version() {
+  const char* const names[] = {DTSIM_CUDNN_LIBRARY, "libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"};
+  for (const char* name : names) {
+    if (name == nullptr || *name == '\0') continue;
+    void* library = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+    if (library == nullptr) continue;
+    using GetVersion = std::size_t (*)();
+    const auto get_version = reinterpret_cast<GetVersion>(dlsym(library, "cudnnGetVersion"));
+    const std::string version = get_version ? cudnn_version_text(get_version()) : "";
+    dlclose(library);
+    if (!version.empty()) return version;
+  }
+  return "";
 }
 
 }  // namespace
@@ -78,6 +94,7 @@ RawDevice describe_machine(int gpus) {
   d.gpus = gpus;
   d.driver = driver_version();
   d.cuda_runtime = runtime_version();
+  d.cudnn = cudnn_version();
   d.nccl = nccl_version();
   d.date = utc_date_today();
   return d;

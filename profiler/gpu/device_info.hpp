@@ -1,6 +1,6 @@
 #pragma once
 // What the calibration says about the machine: device name and compute capability, driver,
-// CUDA runtime and NCCL versions, the UTC date.
+// CUDA runtime, cuDNN (when the machine has one) and NCCL versions, the UTC date.
 #include <optional>
 #include <string>
 

@@ -20,10 +20,11 @@
 #include "device_info.hpp"
 #include "device_peaks.hpp"
 #include "gpu_check.hpp"
+#include "input_error.hpp"
 #include "nccl_sweep.hpp"
 #include "operator.hpp"
 #include "operator_sweep.hpp"
-#include "input_error.hpp"
+#include "raw_conversion.hpp"
 #include "record_command.hpp"
 #include "recorded_run.hpp"
 
@@ -42,6 +43,7 @@ struct Options {
   std::string raw_out;
   std::string from_raw;
   std::string peaks_from_spec;
+  std::string driver;  // --from-raw: the driver version, when the raw profile's is not one
   bool gemm_only = false;
   bool skip_nccl = false;
   bool no_cupti = false;
@@ -64,21 +66,18 @@ std::optional<k::DType> dtype_of(const std::string& name) {
   return std::nullopt;
 }
 
-void write_outputs(const Options& o, const RawProfile& raw, const std::string& source,
-                   const std::optional<Peaks>& peaks) {
+void write_calibration_announced(const std::string& file, const Calibration& c) {
+  write_calibration(file, c);
+  std::printf("calibration written to %s: %s", file.c_str(), summarize_calibration(c).c_str());
+}
+
+// A measurement of this process: the raw profile (--raw-out), then its calibration.
+void write_outputs(const Options& o, const RawProfile& raw) {
   if (!o.raw_out.empty()) {
     write_raw_profile(o.raw_out, raw);
     std::printf("raw profile written to %s\n", o.raw_out.c_str());
   }
-  const Calibration c = build_calibration(raw, source, peaks);
-  write_calibration(o.out, c);
-  std::printf("calibration written to %s: %zu operators, %zu collectives\n", o.out.c_str(), c.operators.size(),
-              c.collectives.size());
-  for (const CalibratedCollective& coll : c.collectives)
-    std::printf("  %-15s %d GPUs: fit latency %.2f us, busbw %.1f GB/s\n", coll.op.c_str(), coll.gpus,
-                coll.fit.latency_s * 1e6, coll.fit.busbw_Bps / 1e9);
-  std::printf("  copies: d2d %.0f GB/s (read + write), h2d %.1f GB/s, d2h %.1f GB/s\n", c.copies.d2d_Bps / 1e9,
-              c.copies.h2d_Bps / 1e9, c.copies.d2h_Bps / 1e9);
+  write_calibration_announced(o.out, build_calibration(raw, kMeasurement, std::nullopt));
 }
 
 // CUPTI on vs off: each square bf16 GEMM back to back between two CUDA events, once with kernel
@@ -115,10 +114,17 @@ int profile(const Options& o) {
   std::optional<Peaks> spec_peaks;
   if (!o.peaks_from_spec.empty()) spec_peaks = load_peaks_spec(o.peaks_from_spec);
 
-  if (!o.from_raw.empty()) {  // no GPU needed: a recorded raw profile into a calibration
-    write_outputs(o, load_raw_profile(o.from_raw), o.from_raw, spec_peaks);
+  if (!o.from_raw.empty()) {  // no GPU needed: the code `dtsim calibrate` runs (raw_conversion.hpp)
+    const Conversion conversion = convert_raw_profile(o.from_raw, {spec_peaks, o.driver});
+    for (const std::string& warning : conversion.warnings) std::fprintf(stderr, "dtsim-profile: warning: %s\n", warning.c_str());
+    if (!o.raw_out.empty()) {
+      write_raw_profile(o.raw_out, load_raw_profile(o.from_raw));
+      std::printf("raw profile written to %s\n", o.raw_out.c_str());
+    }
+    write_calibration_announced(o.out, conversion.calibration);
     return 0;
   }
+  if (!o.driver.empty()) return bad_input("--driver: only with --from-raw (a measurement reads the driver itself)");
 
   std::vector<k::DType> dtypes;
   for (const std::string& name : o.dtypes) {
@@ -159,9 +165,11 @@ int profile(const Options& o) {
   raw.device = gpu::describe_machine(gpus);
   raw.peaks = spec_peaks;
   choose_peaks(raw, kMeasurement, std::nullopt);  // refuse an unknown device before measuring for minutes
-  std::printf("dtsim-profile on %s (compute capability %s), %d GPU(s) for NCCL; driver %s, CUDA runtime %s, NCCL %s\n",
+  std::printf("dtsim-profile on %s (compute capability %s), %d GPU(s) for NCCL; driver %s, CUDA runtime %s, "
+              "cuDNN %s, NCCL %s\n",
               raw.device.name.c_str(), raw.device.compute_capability.c_str(), gpus, raw.device.driver.c_str(),
-              raw.device.cuda_runtime.c_str(), raw.device.nccl.c_str());
+              raw.device.cuda_runtime.c_str(), raw.device.cudnn.empty() ? "not found" : raw.device.cudnn.c_str(),
+              raw.device.nccl.c_str());
 
   raw.profiler.cupti = !o.no_cupti;
   raw.profiler.iterations = o.iterations;
@@ -196,7 +204,7 @@ int profile(const Options& o) {
     raw.collectives = gpu::run_nccl_sweep(s);
   }
 
-  write_outputs(o, raw, kMeasurement, std::nullopt);
+  write_outputs(o, raw);
   return 0;
 }
 
@@ -210,6 +218,8 @@ int main(int argc, char** argv) {
   app.add_option("--raw-out", o.raw_out, "also write the raw measurements (kernel records, timings) as JSON");
   app.add_option("--from-raw", o.from_raw, "no GPU: turn a recorded raw profile into a calibration")
       ->check(CLI::ExistingFile);
+  app.add_option("--driver", o.driver,
+                 "with --from-raw: the driver version to record (nvidia-smi's), where the raw profile's is not one");
   app.add_option("--peaks-from-spec", o.peaks_from_spec,
                  "JSON with fp32/tf32/fp16/bf16/fp8_flops and hbm_Bps, for a device the peaks table lacks")
       ->check(CLI::ExistingFile);

@@ -1,7 +1,5 @@
 #include "input_file.hpp"
 
-#include <fmt/format.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,6 +7,7 @@
 
 #include "input_error.hpp"
 
+// Plain std, no fmt: see json_input.cpp.
 namespace dtsim {
 
 namespace fs = std::filesystem;
@@ -31,7 +30,7 @@ std::string read_input_file(const fs::path& file, const std::string& field) {
   const std::uintmax_t bytes = fs::file_size(file, ec);
   if (ec) fail("a readable file", ec.message());
   if (bytes > kMaxInputFileBytes)
-    fail(fmt::format("a file of at most {} MiB", kMaxInputFileBytes >> 20), fmt::format("{} bytes", bytes));
+    fail("a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", std::to_string(bytes) + " bytes");
   std::ifstream in(file, std::ios::binary);
   if (!in) fail("a readable file", std::strerror(errno));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -1,19 +1,27 @@
 #include "json_input.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <vector>
 
 #include "input_error.hpp"
 #include "input_file.hpp"
 
+// Plain std, no fmt: the profiler reads calibrations with this file on a GPU machine that has only
+// the CUDA toolkit (sim/calibration_contract.cmake).
 namespace dtsim {
 
 namespace {
 
 using json = nlohmann::json;
+
+// printf's %g, as fmt's {:g}: "0.0001", "1e+14".
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 int line_of_byte(const std::string& text, size_t byte_offset) {
   const size_t end = std::min(byte_offset, text.size());
@@ -47,7 +55,7 @@ json parse_json_input(const std::filesystem::path& file, const std::string& fiel
   } catch (const json::exception& e) {  // e.g. out_of_range.406: a number beyond double range
     throw InputError({file.string(), 0, "", "valid JSON with numbers a double holds", e.what()});
   } catch (const DuplicateKey& d) {
-    throw InputError({file.string(), 0, d.key, "each key once per object", fmt::format("'{}' twice", d.key)});
+    throw InputError({file.string(), 0, d.key, "each key once per object", "'" + d.key + "' twice"});
   }
 }
 
@@ -67,9 +75,10 @@ void JsonFields::fail(const std::string& field, const std::string& expected, con
 void JsonFields::require_object(const json& value, const std::string& path, const std::set<std::string>& allowed) const {
   if (!value.is_object()) fail(path.empty() ? "<top>" : path, "an object", describe_json(value));
   for (const auto& [key, v] : value.items()) {
-    if (!allowed.count(key))
-      fail(join(path, key), fmt::format("one of the keys [{}]", fmt::join(allowed, ", ")),
-           fmt::format("unknown key '{}'", key));
+    if (allowed.count(key)) continue;
+    std::string keys;
+    for (const std::string& k : allowed) keys += (keys.empty() ? "" : ", ") + k;
+    fail(join(path, key), "one of the keys [" + keys + "]", "unknown key '" + key + "'");
   }
 }
 
@@ -90,7 +99,7 @@ double JsonFields::number_in(const json& object, const std::string& path, const 
                              double high, const std::string& expected) const {
   const json& value = child(object, path, key);
   if (!value.is_number() || !(value.get<double>() >= low && value.get<double>() <= high))
-    fail(join(path, key), expected.empty() ? fmt::format("a number in [{:g}, {:g}]", low, high) : expected,
+    fail(join(path, key), expected.empty() ? "a number in [" + shortest(low) + ", " + shortest(high) + "]" : expected,
          describe_json(value));
   return value.get<double>();
 }
@@ -98,7 +107,7 @@ double JsonFields::number_in(const json& object, const std::string& path, const 
 int JsonFields::int_in(const json& object, const std::string& path, const std::string& key, int low, int high) const {
   const json& value = child(object, path, key);
   if (!value.is_number_integer() || value.get<long long>() < low || value.get<long long>() > high)
-    fail(join(path, key), fmt::format("an integer in [{}, {}]", low, high), describe_json(value));
+    fail(join(path, key), "an integer in [" + std::to_string(low) + ", " + std::to_string(high) + "]", describe_json(value));
   return int(value.get<long long>());
 }
 

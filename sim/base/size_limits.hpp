@@ -33,8 +33,22 @@ constexpr double kMaxOversubscription = 100;
 // 100 TB/s of memory bandwidth (a B200 has 8).
 constexpr double kMaxPeakFlops = 1e17;
 constexpr double kMaxPeakMemory_Bps = 1e14;
-// An efficiency the model uses is a fraction of peak in [kMinEfficiency, 1]; below 1e-4 a
-// measured kernel is all launch latency, and its size, not its efficiency, is what to measure.
+// An efficiency is a measured rate over the datasheet peak. One the model uses is at least
+// kMinEfficiency: below 1e-4 a measured kernel is all launch latency, and its size, not its
+// efficiency, is what to measure.
 constexpr double kMinEfficiency = 1e-4;
+// A measured rate above the datasheet peak is a measurement, not an error, up to what the
+// hardware can do:
+// - FLOP/s: the datasheet's tensor-core peak holds at the clock it assumes, and an SM clock runs
+//   faster only up to its maximum. The H100 SXM measured on 2026-11-26 ran at up to 1980 MHz
+//   (nvidia-smi clocks.max.sm) where its 989.4 TFLOP/s are 132 SMs x 4096 FLOP/clk at 1830 MHz:
+//   1.082. 1.2 leaves room for that and refuses a FLOP count twice too large.
+// - Bytes/s against HBM: a tensor that stays in L2 is served at L2's rate. NVIDIA's A100
+//   whitepaper gives 5120 B/clk of L2 read bandwidth, 7.2 TB/s at 1410 MHz: 3.5x the 80GB part's
+//   2.039 TB/s HBM, 4.6x the 40GB part's 1.555 TB/s. 5 is above every such ratio and refuses a
+//   byte count or a time off by an order of magnitude. (The H100 of 2026-11-26 reached 1.27: an
+//   embedding gather of 16.8 MB, inside its 50 MB L2.)
+constexpr double kMaxComputeEfficiency = 1.2;
+constexpr double kMaxMemoryEfficiency = 5;
 
 }  // namespace dtsim

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "device_spec.hpp"  // device_id_of_name, for the callers that place a calibration's device
 #include "efficiency_defaults.hpp"
 #include "program.hpp"
 #include "precision.hpp"
@@ -22,6 +23,8 @@ struct MeasuredOperator {
   OperatorKind kind = OperatorKind::gemm;
   Precision precision = Precision::bf16;  // tf32 runs count as fp32 (the TF32 tensor-core rate)
   double flops = 0, bytes = 0, time_s = 0;
+  // Measured rate over the measured device's datasheet peak; may exceed 1 (a tensor served from
+  // L2, a clock above the datasheet's) up to sim/base/size_limits.hpp's bounds.
   double compute_efficiency = 0;  // flops / time / peak of the measured device
   double memory_efficiency = 0;   // bytes / time / HBM bandwidth of the measured device
 };
@@ -43,12 +46,13 @@ struct Calibration {
 };
 
 // Starts from `defaults` and overrides what the file gives; bad input throws InputError naming
-// the file and the field.
+// the file and the field. The file is read by the one reader profiler and simulator share
+// (calibration_file_reader.hpp); this keeps what the model uses.
 Calibration load_calibration(const std::filesystem::path& file, const EfficiencyTable& defaults);
 
-// The dtsim device id (device_spec.hpp) a driver device name stands for ("NVIDIA H100 80GB HBM3"
-// -> "h100-sxm"), if dtsim knows it. `memory_bytes` (the driver's total, 0 when unknown) tells
-// an A100 whose name does not say its size ("NVIDIA A100-PG509-200"): under 60 GiB the 40 GB part.
-std::optional<std::string> device_id_of_name(const std::string& driver_name, double memory_bytes = 0);
+// The simulator's kinds for a file's names, which the reader has checked; std::logic_error for
+// another name (the reader and the model disagree: a bug).
+OperatorKind operator_kind_of(const std::string& name);
+CollectiveKind collective_kind_of(const std::string& name);
 
 }  // namespace dtsim

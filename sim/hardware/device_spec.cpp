@@ -1,7 +1,11 @@
 #include "device_spec.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 
+// Plain std: the profiler compiles this table too (sim/calibration_contract.cmake), so that it
+// and the simulator use the same datasheet peaks.
 namespace dtsim {
 
 namespace {
@@ -97,6 +101,24 @@ std::vector<std::string> device_ids() {
   std::vector<std::string> ids;
   for (const auto& d : all_devices()) ids.push_back(d.id);
   return ids;
+}
+
+std::optional<std::string> device_id_of_name(const std::string& driver_name, double memory_bytes) {
+  std::string n = driver_name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
+  // PCIe and NVL cards and Grace-Hopper modules run other clocks and links than the SXM parts.
+  if (has("pcie") || has("nvl") || has("gh200") || has("gb200")) return std::nullopt;
+  if (has("h100")) return "h100-sxm";
+  if (has("h200")) return "h200-sxm";
+  if (has("b200")) return "b200";
+  if (has("a100")) {
+    const bool small = has("40gb") || (!has("80gb") && memory_bytes > 0 && memory_bytes < 60 * std::pow(2.0, 30));
+    return small ? "a100-40gb-sxm" : "a100-80gb-sxm";
+  }
+  if (has("v100") && has("sxm2")) return has("32gb") ? "v100-sxm2-32gb" : "v100-sxm2-16gb";
+  if (has("p100") && has("sxm2")) return "p100-sxm2-16gb";
+  return std::nullopt;
 }
 
 }  // namespace dtsim

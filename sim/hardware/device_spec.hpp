@@ -41,4 +41,9 @@ struct DeviceSpec {
 const DeviceSpec* find_device(const std::string& id);
 std::vector<std::string> device_ids();
 
+// The dtsim device id a driver device name stands for ("NVIDIA H100 80GB HBM3" -> "h100-sxm"), if
+// dtsim knows it. `memory_bytes` (the driver's total, 0 when unknown) tells an A100 whose name
+// does not say its size ("NVIDIA A100-PG509-200"): under 60 GiB the 40 GB part.
+std::optional<std::string> device_id_of_name(const std::string& driver_name, double memory_bytes = 0);
+
 }  // namespace dtsim
