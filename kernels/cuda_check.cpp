@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "unsupported.hpp"
+
 namespace dtsim::kernels {
 
 namespace {
@@ -17,7 +19,16 @@ void throw_if_failed(cudaError_t status, const char* call, const std::string& co
 }
 
 void throw_if_failed(cublasStatus_t status, const char* call, const std::string& context) {
-  if (status != CUBLAS_STATUS_SUCCESS) fail(call, cublasLtGetStatusString(status), context);
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  // The library refuses the case (a dtype or layout it has no kernel for): Unsupported, which the
+  // profiler and the kernel check skip with one line; anything else is a failure.
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED || status == CUBLAS_STATUS_ARCH_MISMATCH) {
+    std::string name = call;
+    name = name.substr(0, name.find('('));  // "cublasLtMatmul", not the whole argument list
+    throw Unsupported(context, name + ": " + cublasLtGetStatusName(status) + " (" + cublasLtGetStatusString(status) +
+                                   ")");
+  }
+  fail(call, cublasLtGetStatusString(status), context);
 }
 
 void check_launch(const char* kernel, const std::string& context) {

@@ -8,7 +8,8 @@
 
 namespace dtsim::kernels {
 
-// Throws std::runtime_error("<call> failed: <reason> [<context>]") unless `status` is success.
+// Throws std::runtime_error("<call> failed: <reason> [<context>]") unless `status` is success;
+// cuBLAS's NOT_SUPPORTED and ARCH_MISMATCH throw Unsupported (unsupported.hpp) instead.
 void throw_if_failed(cudaError_t status, const char* call, const std::string& context);
 void throw_if_failed(cublasStatus_t status, const char* call, const std::string& context);
 

@@ -1,5 +1,5 @@
 #pragma once
-// One cuBLASLt matmul, set up once (descriptors, heuristic algorithm, workspace) and run many
+// One cuBLASLt matmul, set up once (descriptors, heuristic algorithms, workspace) and run many
 // times: D = op(A) op(B) in cuBLASLt's column-major terms, optionally strided-batched.
 #include <cublasLt.h>
 
@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "device_buffer.hpp"
 
@@ -20,15 +21,17 @@ struct MatmulSpec {
   std::int64_t m = 0, n = 0, k = 0;  // D is m x n, column-major
   std::int64_t lda = 0, ldb = 0, ldd = 0;
   std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_d = 0;  // elements between matrices
-  // fp8 only: device pointers to the fp32 scales that dequantise A and B.
+  // fp8 only: device pointers to the fp32 scales that dequantise A and B (each its own allocation).
   const float* a_scale = nullptr;
   const float* b_scale = nullptr;
 };
 
 class LtMatmul {
  public:
-  // Throws std::runtime_error naming `context` if cuBLASLt has no algorithm for the spec.
+  // Throws Unsupported (unsupported.hpp) naming `context` if cuBLASLt has no algorithm for the spec.
   LtMatmul(const MatmulSpec& spec, std::string context);
+  // The first run tries the heuristic's algorithms in its order and keeps the first cuBLASLt
+  // accepts; Unsupported when it accepts none.
   void run(const void* a, const void* b, void* d, cudaStream_t stream);
 
  private:
@@ -39,11 +42,15 @@ class LtMatmul {
   template <class Handle, auto Destroy>
   using Owned = std::unique_ptr<std::remove_pointer_t<Handle>, Deleter<Handle, Destroy>>;
 
+  cublasStatus_t launch(const cublasLtMatmulAlgo_t& algo, const void* a, const void* b, void* d, cudaStream_t stream);
+
   std::string context_;
+  bool fp8_ = false;
   Owned<cublasLtHandle_t, cublasLtDestroy> handle_;
   Owned<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc_;
   Owned<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> a_layout_, b_layout_, d_layout_;
-  cublasLtMatmulAlgo_t algo_{};
+  std::vector<cublasLtMatmulAlgo_t> algos_;  // the heuristic's, best first; the accepted one once settled
+  bool settled_ = false;
   DeviceBuffer workspace_;
 };
 

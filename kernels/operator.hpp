@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-namespace dtsim::kernels {
+#include "dtype.hpp"
+#include "unsupported.hpp"
 
-enum class DType { fp32, tf32, fp16, bf16, fp8 };  // tf32: fp32 storage, TF32 tensor cores; fp8: e4m3 inputs, bf16 output
-const char* to_string(DType d);
+namespace dtsim::kernels {
 
 // Operator names (OpShape::op) and the simulator's OperatorKind each maps to (sim/hardware/efficiency_defaults.hpp):
 //   gemm             C[m,n] = A[m,k] B[k,n] (cuBLASLt): QKV, projection, MLP up/down, logits, and the
@@ -67,8 +67,10 @@ class Operator {
 };
 
 // Allocates and fills the operator's buffers on the current device with random values. Throws
-// std::runtime_error naming the shape if the op is unknown, the shape invalid, or the device
-// does not support the dtype (fp8 needs compute capability 8.9 or newer).
+// std::runtime_error naming the shape if the op is unknown or the shape invalid, and Unsupported
+// if the device or its libraries refuse the dtype or shape (fp8 needs compute capability 8.9 or
+// newer, and cuBLASLt's FP8 layout rules); run() and check() throw Unsupported when cuBLASLt
+// refuses the call itself.
 std::unique_ptr<Operator> make_operator(const OpShape& shape);
 
 // The operator shapes one micro-batch of a GPT/Llama-style layer implies on one GPU: tokens =

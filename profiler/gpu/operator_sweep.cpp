@@ -159,21 +159,37 @@ ShapeFields shape_fields(const OpShape& s) {
 std::vector<RawOperator> measure_operators(const std::vector<OpShape>& shapes, const SweepSettings& settings,
                                            CuptiKernelCollector* collector) {
   std::vector<RawOperator> measured;
-  size_t index = 0;
+  size_t index = 0, skipped = 0;
   for (const OpShape& shape : shapes) {
     ++index;
+    std::printf("  [%zu/%zu] %-60s", index, shapes.size(), kernels::describe(shape).c_str());
+    std::fflush(stdout);
+    // A dtype or shape the GPU or its libraries refuse (kernels::Unsupported), or that does not
+    // fit (an allocation fails): one line, and the sweep goes on with the other shapes.
+    const auto skip = [&](const std::string& why) {
+      ++skipped;
+      cudaGetLastError();  // a failed allocation leaves an error behind
+      std::printf(" skipped: %s\n", why.c_str());
+      std::fflush(stdout);
+    };
     std::unique_ptr<kernels::Operator> op;
     try {
       op = kernels::make_operator(shape);
+    } catch (const kernels::Unsupported& e) {
+      skip(e.reason());
+      continue;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "  skipped %s: %s\n", kernels::describe(shape).c_str(), e.what());
-      cudaGetLastError();  // a failed allocation leaves an error behind
+      skip(e.what());
       continue;
     }
     RawOperator r = skeleton(shape, op->work());
-    if (collector) measure_with_cupti(*op, settings, *collector, r);
-    else measure_with_events(*op, settings, r);
-    std::printf("  [%zu/%zu] %-60s", index, shapes.size(), kernels::describe(shape).c_str());
+    try {
+      if (collector) measure_with_cupti(*op, settings, *collector, r);
+      else measure_with_events(*op, settings, r);
+    } catch (const kernels::Unsupported& e) {  // cuBLASLt refused the call itself, at the first run
+      skip(e.reason());
+      continue;
+    }
     if (collector) {
       const OperatorKernelTiming t = aggregate_operator_runs(r.runs, r.kernels);
       std::printf(" %10.2f us kernel time, %zu kernel name(s)%s\n", t.time_s * 1e6, t.kernel_names.size(),
@@ -184,6 +200,9 @@ std::vector<RawOperator> measure_operators(const std::vector<OpShape>& shapes, c
     std::fflush(stdout);
     measured.push_back(std::move(r));
   }
+  if (skipped > 0)
+    std::printf("  %zu of %zu shapes skipped (refused by the GPU or its libraries, or too large; see their lines)\n",
+                skipped, shapes.size());
   return measured;
 }
 

@@ -28,9 +28,10 @@ struct SweepSettings {
   int warmup = 5;
 };
 
-// One RawOperator per shape that could be built; shapes make_operator refuses (fp8 before
-// compute capability 8.9, out of memory) are skipped with a line on stderr. `collector` null:
-// CUDA events.
+// One RawOperator per shape that could be measured. A shape the GPU or its libraries refuse (fp8
+// before compute capability 8.9, cuBLASLt's CUBLAS_STATUS_NOT_SUPPORTED at the first run: kernels'
+// Unsupported), or that does not fit in memory, is skipped with one line saying so (op, dtype,
+// shape, the library's status), and the sweep goes on. `collector` null: CUDA events.
 std::vector<RawOperator> measure_operators(const std::vector<kernels::OpShape>& shapes, const SweepSettings& settings,
                                            CuptiKernelCollector* collector);
 
