@@ -81,11 +81,15 @@ LtMatmul::LtMatmul(const MatmulSpec& s, std::string context) : context_(std::mov
     DTSIM_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &s.b_scale, sizeof s.b_scale),
                 context_);
 #if CUBLAS_VERSION >= 120800
-    const int32_t scalar_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
-    DTSIM_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &scalar_mode, sizeof scalar_mode),
-                context_);
-    DTSIM_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &scalar_mode, sizeof scalar_mode),
-                context_);
+    if (cublasLtGetVersion() >= 120800) {  // the scale modes came with cuBLAS 12.8: compiled and loaded
+      const int32_t scalar_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+      DTSIM_CHECK(
+          cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &scalar_mode, sizeof scalar_mode),
+          context_);
+      DTSIM_CHECK(
+          cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &scalar_mode, sizeof scalar_mode),
+          context_);
+    }
 #endif
     const int8_t fast_accumulation = 0;
     DTSIM_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accumulation,

@@ -45,18 +45,21 @@ ojson collective_to_json(const CalibratedCollective& c) {
 
 }  // namespace
 
+// What the profiler measured is always written; what a calibration read from a hand-written file
+// lacks (no GPU count, no peaks, no profiler settings: the reader's defaults, 0) is left out, so
+// that the one reader reads back what this wrote.
 ojson calibration_to_json(const Calibration& c) {
   ojson j;
-  j["format"] = c.format;
+  j["format"] = kCalibrationFormat;  // what this writer writes, whatever a file read in said (format 1: none)
   j["device"] = c.device;
   j["compute_capability"] = c.compute_capability;
-  j["gpus"] = c.gpus;
+  if (c.gpus > 0) j["gpus"] = c.gpus;
   j["driver"] = c.driver;
   j["cuda_runtime"] = c.cuda_runtime;
   if (!c.cudnn.empty()) j["cudnn"] = c.cudnn;  // the machine had one (the profiler does not use it)
   j["nccl"] = c.nccl;
   j["date"] = c.date;
-  j["peaks"] = peaks_to_json(c.peaks);
+  if (c.peaks.hbm_Bps > 0) j["peaks"] = peaks_to_json(c.peaks);
   if (!c.efficiency.empty()) {  // format 1's per-kind values: the profiler writes none, a round trip keeps them
     j["efficiency"] = ojson::object();
     for (const calib::KindEfficiency& k : c.efficiency) {
@@ -71,11 +74,12 @@ ojson calibration_to_json(const Calibration& c) {
   j["collectives"] = ojson::array();
   for (const CalibratedCollective& k : c.collectives) j["collectives"].push_back(collective_to_json(k));
   j["copies"] = ojson{{"d2d_Bps", c.copies.d2d_Bps}, {"h2d_Bps", c.copies.h2d_Bps}, {"d2h_Bps", c.copies.d2h_Bps}};
-  j["profiler"] = ojson{{"cupti", c.profiler.cupti},
-                        {"iterations", c.profiler.iterations},
-                        {"warmup", c.profiler.warmup},
-                        {"overhead_percent", c.profiler.overhead_percent ? ojson(*c.profiler.overhead_percent)
-                                                                         : ojson(nullptr)}};
+  if (c.profiler.iterations > 0)
+    j["profiler"] = ojson{{"cupti", c.profiler.cupti},
+                          {"iterations", c.profiler.iterations},
+                          {"warmup", c.profiler.warmup},
+                          {"overhead_percent", c.profiler.overhead_percent ? ojson(*c.profiler.overhead_percent)
+                                                                           : ojson(nullptr)}};
   return j;
 }
 

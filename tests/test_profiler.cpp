@@ -459,6 +459,25 @@ TEST(CalibrationWriter, SimulatorReadsTheWrittenFile) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CalibrationWriter, FormatOneFileIsWrittenBackAsFormatTwo) {
+  // A hand-written per-kind summary (no "format"): written back as format 2, its values kept.
+  const std::filesystem::path dir = scratch_dir("format-one");
+  const Calibration summary =
+      calib::read_calibration_file(std::filesystem::path(DTSIM_SOURCE_DIR) / "tests/data/calibration/gemm-half.json");
+  EXPECT_EQ(summary.format, "");
+  write_calibration(dir / "cal.json", summary);
+  const Calibration back = calib::read_calibration_file(dir / "cal.json");
+  EXPECT_EQ(back.format, "dtsim-calibration-2");
+  EXPECT_EQ(back.device, "test GPU");
+  ASSERT_EQ(back.efficiency.size(), 2u);  // read in key order: elementwise, gemm
+  EXPECT_EQ(back.efficiency[0].kind, "elementwise");
+  EXPECT_EQ(back.efficiency[0].memory, 0.5);
+  EXPECT_FALSE(back.efficiency[0].compute);
+  EXPECT_EQ(back.efficiency[1].kind, "gemm");
+  EXPECT_EQ(back.efficiency[1].compute, 0.4);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CalibrationReader, MissingSchemaFieldIsNamed) {
   const std::filesystem::path dir = scratch_dir("reader");
   Calibration c = calibrate_recorded_run(profiler_data("h100-synthetic-raw.json"));
