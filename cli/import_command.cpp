@@ -67,6 +67,12 @@ void print(const std::vector<RankStep>& ranks, int world_size, const std::vector
                              1e3 * r.gpu_span_s, 1e3 * r.compute_s, 1e3 * r.collective_s,
                              1e3 * r.exposed_collective_s, r.kernels, r.collectives.size());
   }
+  std::cout << fmt::format("kernel classes rank {}: GEMM {:.3f} ms, attention {:.3f} ms, memory-bound {:.3f} ms, "
+                           "optimizer {:.3f} ms; the rest of its GPU step (gaps, waits on the host) {:.3f} ms\n",
+                           first.rank < 0 ? std::string("?") : std::to_string(first.rank),
+                           1e3 * first.classes[OperatorKind::gemm], 1e3 * first.classes[OperatorKind::attention_gemm],
+                           1e3 * first.classes[OperatorKind::elementwise], 1e3 * first.classes[OperatorKind::optimizer],
+                           1e3 * first.classes.launch_s);
   if (first.times_recorded && first.step == kWholeTraceStep)
     std::cout << fmt::format("measured step  {:.3f} ms (the slowest rank's whole trace, first launch to last GPU "
                              "work's end: no ProfilerStep annotation)\n",
@@ -128,6 +134,12 @@ json to_json(const std::vector<RankStep>& ranks) {
                    {"gpu_lag_s", r.gpu_lag_s()},
                    {"gpu_span_s", r.gpu_span_s},
                    {"compute_s", r.compute_s},
+                   {"kernel_classes_s",
+                    {{"gemm", r.classes[OperatorKind::gemm]},
+                     {"attention", r.classes[OperatorKind::attention_gemm]},
+                     {"memory_bound", r.classes[OperatorKind::elementwise]},
+                     {"optimizer", r.classes[OperatorKind::optimizer]},
+                     {"rest_of_gpu_step", r.classes.launch_s}}},
                    {"collective_s", r.collective_s},
                    {"exposed_collective_s", r.exposed_collective_s},
                    {"kernels", r.kernels},

@@ -22,7 +22,7 @@ namespace {
 Scenario small_gpt(int tp, int pp, int dp) {
   Scenario s;
   s.name = "small-gpt";
-  s.model = {"small", 8, 1024, 16, 16, 4096, 1024, 32000, MlpKind::gelu, {}};
+  s.model = transformer_shape("small", 8, 1024, 16, 16, 4096, 1024, 32000, MlpKind::gelu);
   s.training.global_batch = 32;
   s.training.micro_batch = 2;
   s.parallelism.tp = tp;

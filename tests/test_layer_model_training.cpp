@@ -5,6 +5,7 @@
 
 #include "device_spec.hpp"
 #include "layer_graph_builder.hpp"
+#include "layer_graph_kernels.hpp"
 #include "layer_model_costs.hpp"
 #include "layer_model_section.hpp"
 #include "memory_model.hpp"
@@ -20,22 +21,40 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 TEST(LayerModelOperators, AConvolutionCostsTwoFlopsPerMacAndItsTensorsBytes) {
-  // ResNet-50's layer1 3x3 convolution: 64 -> 64 channels on 56 x 56, stride 1, padding 1.
+  // ResNet-50's layer1 3x3 convolution: 64 -> 64 channels on 56 x 56, stride 1, padding 1, after a
+  // ReLU, under fp16 autocast with fp32 weights.
   LayerGraph g;
   ImageLayers b(g, {64, 56, 56});
+  b.relu("relu");
   b.conv("conv", 64, 3, 1, 1);
-  const Layer& l = g.layers[0];
+  const Layer& l = g.layers[1];
   const double macs = 56.0 * 56 * 64 * 64 * 9;  // 115,605,504 per image
   ASSERT_EQ(l.forward_macs, macs);
-  const double batch = 32, fp16 = 2;
-  const Operator f = layer_forward_operator(l, batch, fp16);
-  EXPECT_EQ(f.kind, OperatorKind::gemm);
-  EXPECT_EQ(f.flops, 2 * macs * batch);
-  EXPECT_EQ(f.bytes, (2 * 64.0 * 56 * 56) * batch * fp16 + 64.0 * 64 * 9 * fp16);  // input, output, weights
-  const Operator bw = layer_backward_operator(l, batch, fp16);
-  EXPECT_EQ(bw.flops, 2 * f.flops);  // input and weight gradients
-  EXPECT_EQ(bw.bytes, 2 * f.bytes);
-  EXPECT_EQ(bw.kernels, 2);
+  LayerGraphRun run;
+  run.samples = 32;
+  run.elem_bytes = 2;
+  run.autocast = true;
+  const std::vector<Operator> f = layer_forward_kernels(l, &g.layers[0], run);
+  ASSERT_EQ(f.size(), 2u);  // the weight's cast to fp16 (its input is the ReLU's fp16), the convolution
+  EXPECT_EQ(f[0].bytes, 64.0 * 64 * 9 * (4 + 2));
+  const Operator& conv = f[1];
+  EXPECT_EQ(conv.kind, OperatorKind::gemm);
+  EXPECT_EQ(conv.flops, 2 * macs * 32);
+  // As cuDNN's implicit GEMM: m = 32 x 56 x 56 positions, n = 64 output channels, k = 64 x 9; it
+  // reads the input map, writes the output map and reads the weights once.
+  EXPECT_EQ(conv.m, 32 * 56.0 * 56);
+  EXPECT_EQ(conv.n, 64);
+  EXPECT_EQ(conv.k, 576);
+  EXPECT_EQ(conv.bytes, (2 * 64.0 * 56 * 56) * 32 * 2 + 64.0 * 64 * 9 * 2);
+  EXPECT_EQ(conv.tile_utilization, 0.5);  // 64 of a tile's 128 output columns
+  // Backward: the input gradient and the weight gradient, each the forward's products, and the
+  // weight gradient cast up to the fp32 weight.
+  const std::vector<Operator> bw = layer_backward_kernels(l, &g.layers[0], run);
+  ASSERT_EQ(bw.size(), 3u);
+  EXPECT_EQ(bw[0].flops, conv.flops);
+  EXPECT_EQ(bw[1].flops, conv.flops);
+  EXPECT_TRUE(bw[1].weight_gradient);
+  EXPECT_EQ(bw[2].bytes, 64.0 * 64 * 9 * (2 + 4));
 }
 
 TEST(DdpBuckets, FillInReverseLayerOrderWithASmallFirstBucket) {
@@ -91,6 +110,7 @@ Scenario two_linear_on_two_nodes(double reference_samples_per_s) {
   s.training.global_batch = 128;
   s.training.micro_batch = 64;
   s.training.precision = Precision::fp16;
+  s.training.framework = Framework::pytorch;
   s.parallelism.dp = 2;
   s.reference = ThroughputReference{1, reference_samples_per_s};
   s.cluster.gpu = "v100-sxm2-32gb";

@@ -132,7 +132,7 @@ TEST(MemoryActivations, MixtureOfExpertsScalesTheMlpByRoutedTokens) {
 // A small GPT on one pipeline stage: P = 4 layers x 12h^2 + vocab x h + learned positions s x h.
 Scenario small_gpt(int dp, int zero_stage, Precision precision) {
   Scenario s;
-  s.model = {"small", 4, 1024, 16, 16, 4096, 512, 1000, MlpKind::gelu, {}};
+  s.model = transformer_shape("small", 4, 1024, 16, 16, 4096, 512, 1000, MlpKind::gelu);
   s.training.global_batch = dp;
   s.training.precision = precision;
   s.parallelism.dp = dp;
@@ -173,7 +173,7 @@ TEST(MemoryModelStates, Fp32AndFp16) {
 
 TEST(MemoryModelStates, ExpertParametersShardOverTheirOwnReplicas) {
   Scenario s;
-  s.model = {"moe", 2, 512, 8, 8, 0, 256, 0, MlpKind::swiglu, {8, 2, 1024, 1.0}};
+  s.model = transformer_shape("moe", 2, 512, 8, 8, 0, 256, 0, MlpKind::swiglu, {8, 2, 1024, 1.0});
   s.training.global_batch = 8;
   s.parallelism.dp = 8;
   s.parallelism.ep = 4;
@@ -188,7 +188,7 @@ TEST(MemoryModelStates, ExpertParametersShardOverTheirOwnReplicas) {
 
 Scenario pipeline(PipelineScheduleKind schedule, int micro_batches, int virtual_stages) {
   Scenario s;
-  s.model = {"pipe", 16, 1024, 16, 16, 4096, 512, 1000, MlpKind::gelu, {}};
+  s.model = transformer_shape("pipe", 16, 1024, 16, 16, 4096, 512, 1000, MlpKind::gelu);
   s.training.global_batch = micro_batches;
   s.parallelism.pp = 4;
   s.parallelism.schedule = schedule;

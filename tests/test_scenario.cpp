@@ -240,8 +240,8 @@ TEST(BadScenario, UnknownTrainingKey) {
   const auto info = scenario_error(kBadDir / "unknown-training-key.yaml");
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
-  EXPECT_TRUE(Contains(info.expected, "[attention, cuda_graphs, fp8_recipe, global_batch, micro_batch, optimizer, "
-                                      "precision, recompute]"));
+  EXPECT_TRUE(Contains(info.expected, "[attention, cuda_graphs, fp8_recipe, framework, global_batch, micro_batch, "
+                                      "mixed_precision, optimizer, precision, recompute]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 

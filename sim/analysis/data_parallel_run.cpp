@@ -84,7 +84,8 @@ PublishedRun read_data_parallel_run(const YamlFields& f, const YAML::Node& root,
   Scenario& s = out.scenario;
   f.require_known_keys(run, path,
                        {"id", "source", "notes", "gpu", "gpus", "gpus_per_node", "network", "model", "training",
-                        "data_parallel", "reference", "measured"});
+                        "data_parallel", "reference", "measured", "framework", "software"});
+  if (f.has(run, "software")) f.require_map(run["software"], YamlFields::join(path, "software"));
   out.source = f.string(run, path, "source");
   if (f.has(run, "notes")) f.string(run, path, "notes");
   s.name = f.string(run, path, "id");
@@ -101,6 +102,15 @@ PublishedRun read_data_parallel_run(const YamlFields& f, const YAML::Node& root,
   s.training.micro_batch = f.positive_int(training, tp, "batch_per_gpu");
   s.training.global_batch = s.training.micro_batch * gpus;
   s.training.precision = read_published_precision(f, training, tp);
+  s.training.framework = Framework::pytorch;
+  if (f.has(run, "framework")) {
+    const std::string framework = f.string(run, path, "framework");
+    bool modelled = false;
+    for (Framework fw : kFrameworks)
+      if (framework == to_string(fw) && fw != Framework::megatron) s.training.framework = fw, modelled = true;
+    if (!modelled) out.skipped = fmt::format("framework {} not modelled (dtsim models pytorch and torch_compile "
+                                             "for layer-graph models)", framework);
+  }
   s.parallelism.dp = gpus;
   s.data_parallel = read_data_parallel_section(f, run, path);
   s.reference = read_reference_section(f, run, path, s.layer_model->graph.sample_unit);
@@ -108,7 +118,8 @@ PublishedRun read_data_parallel_run(const YamlFields& f, const YAML::Node& root,
   const std::string mep = YamlFields::join(path, "measured");
   const YAML::Node measured = f.child(run, path, "measured");
   const std::string rate = s.layer_model->graph.sample_unit + "s_per_s";  // images_per_s, sequences_per_s
-  f.require_known_keys(measured, mep, {rate, "iteration_time_s"});
+  f.require_known_keys(measured, mep, {rate, "iteration_time_s", "kernel_classes_s", "peak_allocated_gib"});
+  read_measured_extras(f, measured, mep, out);
   out.metric = f.has(measured, "iteration_time_s") ? "iteration_time_s" : rate;
   out.measured = f.positive_number(measured, mep, out.metric);
   check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {

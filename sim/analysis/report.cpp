@@ -9,6 +9,7 @@
 #include "device_spec.hpp"
 #include "layer_model_costs.hpp"
 #include "transformer_ops.hpp"
+#include "workload_builder.hpp"
 
 namespace dtsim {
 
@@ -156,6 +157,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   b.compute_s /= n, b.communication_s /= n, b.bubble_s /= n, b.other_s /= n;
   b.input_wait_s = input_wait_s;
   for (auto& [kind, c] : b.communication_by_kind) c.total_s /= n, c.exposed_s /= n;
+  rep.compute_classes = iteration_kernel_classes(s, workload_inputs(s, resolved.compute));
   rep.compression = compression_summary(resolved);
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;
@@ -172,6 +174,40 @@ std::string folding_description(int gpus, int simulated_ranks) {
                      "them and took its own part in the collectives across replicas (--no-fold: every GPU)",
                      simulated_ranks, gpus);
 }
+
+namespace {
+
+// The classes' names for people and for JSON, in the order reports list them.
+struct ClassName {
+  OperatorKind kind;
+  const char* text;
+  const char* key;
+};
+constexpr ClassName kClassNames[] = {{OperatorKind::gemm, "GEMM", "gemm"},
+                                     {OperatorKind::attention_gemm, "attention", "attention"},
+                                     {OperatorKind::elementwise, "memory-bound", "memory_bound"},
+                                     {OperatorKind::optimizer, "optimizer", "optimizer"}};
+
+std::string format_compute_classes(const KernelClassTimes& c) {
+  if (c.total_s() <= 0) return "";
+  std::string out = "compute by kernel class (busiest stage, one iteration, no communication)\n";
+  const auto line = [&](const char* name, double s) {
+    out += fmt::format("  {:<22}  {:9.4f} s  {:5.1f} %\n", name, s, 100 * s / c.total_s());
+  };
+  for (const ClassName& n : kClassNames) line(n.text, c[n.kind]);
+  line("host/launch", c.launch_s);
+  return out;
+}
+
+nlohmann::json compute_classes_to_json(const KernelClassTimes& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const ClassName& n : kClassNames) j[n.key] = c[n.kind];
+  j["host_launch"] = c.launch_s;
+  j["total"] = c.total_s();
+  return j;
+}
+
+}  // namespace
 
 std::string format_report_text(const Report& r) {
   auto pct = [&](double part) { return 100.0 * part / r.iteration_s; };
@@ -205,6 +241,7 @@ std::string format_report_text(const Report& r) {
     out += fmt::format("  waiting for data        {:9.4f} s  {:5.1f} %\n", b.input_wait_s, pct(b.input_wait_s));
   if (b.other_s > 1e-9 * r.iteration_s)
     out += fmt::format("  other                   {:9.4f} s  {:5.1f} %\n", b.other_s, pct(b.other_s));
+  out += format_compute_classes(r.compute_classes);
   if (r.compression) out += format_compression_summary(*r.compression);
   if (r.input) out += format_input_pipeline(*r.input, r.sample_unit);
   if (r.servers) out += format_server_summary(*r.servers);
@@ -282,6 +319,7 @@ nlohmann::json report_to_json(const Report& r) {
        {{"compute", b.compute_s}, {"exposed_communication", b.communication_s}, {"pipeline_bubble", b.bubble_s},
         {"input_wait", b.input_wait_s}, {"other", b.other_s}}},
       {"communication_by_kind_mean_s", communication_to_json(b.communication_by_kind)},
+      {"compute_by_class_s", compute_classes_to_json(r.compute_classes)},
       {"memory_per_gpu", memory_to_json(r.memory)},
       {"efficiency_source", r.efficiency_source},
       {"rank_folding", r.folding},

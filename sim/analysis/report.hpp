@@ -66,6 +66,9 @@ struct Report {
   double hardware_tflops_per_gpu = 0;
   double mfu = 0;                       // model FLOP/s per GPU / peak
   Breakdown mean_breakdown;             // averaged over GPUs
+  // One iteration's compute on the busiest stage's GPUs by class of kernel (GEMM, attention,
+  // memory-bound, optimizer, launch), as the framework runs it; communication and waits apart.
+  KernelClassTimes compute_classes;
   MemoryBreakdown memory;               // per GPU, of the pipeline stage that needs the most
   std::string efficiency_source;
   int64_t simulated_activities = 0;

@@ -8,6 +8,8 @@
 #include "analytic_model.hpp"
 #include "collective_sweep.hpp"
 #include "data_parallel_run.hpp"
+#include "report.hpp"
+#include "resolved_scenario.hpp"
 #include "device_spec.hpp"
 #include "memory_model.hpp"
 #include "input_file.hpp"
@@ -99,8 +101,11 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& root, const YAML::N
 
   const std::string mep = YamlFields::join(path, "measured");
   const YAML::Node measured = f.child(run, path, "measured");
-  f.require_known_keys(measured, mep, {"iteration_time_s", "tflops_per_gpu", "flop_convention", "derived_from"});
+  f.require_known_keys(measured, mep,
+                       {"iteration_time_s", "tflops_per_gpu", "flop_convention", "derived_from", "kernel_classes_s",
+                        "peak_allocated_gib"});
   if (f.has(measured, "derived_from")) f.string(measured, mep, "derived_from");
+  read_measured_extras(f, measured, mep, out);
   if (f.has(measured, "iteration_time_s")) {
     out.metric = "iteration_time_s";
     out.measured = f.positive_number(measured, mep, "iteration_time_s");
@@ -119,6 +124,28 @@ PublishedRun read_run(const YamlFields& f, const YAML::Node& root, const YAML::N
   }
   return out;
 }
+
+}  // namespace
+
+void read_measured_extras(const YamlFields& f, const YAML::Node& measured, const std::string& path, PublishedRun& run) {
+  if (f.has(measured, "kernel_classes_s")) {
+    const std::string at = YamlFields::join(path, "kernel_classes_s");
+    const YAML::Node c = measured["kernel_classes_s"];
+    f.require_map(c, at);
+    f.require_known_keys(c, at, {"gemm", "attention", "memory_bound", "optimizer", "host_launch"});
+    KernelClassTimes t;
+    t[OperatorKind::gemm] = f.non_negative_number(c, at, "gemm");
+    t[OperatorKind::attention_gemm] = f.non_negative_number(c, at, "attention");
+    t[OperatorKind::elementwise] = f.non_negative_number(c, at, "memory_bound");
+    t[OperatorKind::optimizer] = f.non_negative_number(c, at, "optimizer");
+    t.launch_s = f.non_negative_number(c, at, "host_launch");
+    run.measured_classes = t;
+  }
+  if (f.has(measured, "peak_allocated_gib"))
+    run.measured_peak_bytes = f.positive_number(measured, path, "peak_allocated_gib") * 1024.0 * 1024 * 1024;
+}
+
+namespace {
 
 std::string publication(const std::string& source) {
   return source.substr(0, std::min(source.find(" @ "), source.find(',')));
@@ -258,6 +285,7 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     const SimulationResult sim = simulate(run.scenario, options);
     const double iteration_s = sim.engine.iteration_s;
     const Scenario& s = run.scenario;
+    const Report report = make_report(resolve_scenario(s), sim);
     const double predicted =
         run.metric == "iteration_time_s" ? iteration_s
         : run.metric == "tflops_per_gpu"
@@ -274,7 +302,12 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
                             .relative_error = std::abs(predicted - run.measured) / run.measured,
                             .signed_error = slower / run.measured,
                             .not_modelled = run.not_modelled,
-                            .setup = setup_of(s)};
+                            .setup = setup_of(s),
+                            .framework = to_string(s.training.framework),
+                            .measured_classes = run.measured_classes,
+                            .predicted_classes = report.compute_classes,
+                            .measured_peak_bytes = run.measured_peak_bytes,
+                            .predicted_peak_bytes = report.memory.total_bytes - report.memory.fragmentation_bytes};
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
@@ -289,6 +322,7 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
   if (!summary.rows.empty()) summary.mean_absolute_percentage_error = 100 * error_sum / summary.rows.size();
   summary.by_source = group_rows(summary.rows, [](const ValidationRow& r) { return r.source; });
   summary.by_gpu = group_rows(summary.rows, [](const ValidationRow& r) { return r.gpu; });
+  summary.by_framework = group_rows(summary.rows, [](const ValidationRow& r) { return r.framework; });
   summary.comparisons = comparisons_of(summary.rows);
   return summary;
 }
@@ -309,6 +343,31 @@ std::string format_groups(const char* title, const std::vector<ValidationGroup>&
                        g.mean_absolute_percentage_error, g.mean_signed_percentage_error,
                        g.max_absolute_percentage_error);
   return out;
+}
+
+// Rows that measured their step's kernel classes or peak memory: each beside its prediction.
+std::string format_class_comparisons(const std::vector<ValidationRow>& rows) {
+  std::string out;
+  const auto line = [&](const char* name, double measured, double predicted) {
+    out += fmt::format("  {:<28} {:>10.2f} {:>10.2f} {:>+7.1f}%\n", name, measured, predicted,
+                       measured > 0 ? 100 * (predicted / measured - 1) : 0.0);
+  };
+  for (const ValidationRow& r : rows) {
+    if (!r.measured_classes && r.measured_peak_bytes <= 0) continue;
+    out += fmt::format("\n{} ({})\n  {:<28} {:>10} {:>10} {:>8}\n", r.id, r.framework, "", "measured", "predicted",
+                       "error");
+    if (const auto& m = r.measured_classes) {
+      const KernelClassTimes& p = r.predicted_classes;
+      line("GEMM ms", 1e3 * (*m)[OperatorKind::gemm], 1e3 * p[OperatorKind::gemm]);
+      line("attention ms", 1e3 * (*m)[OperatorKind::attention_gemm], 1e3 * p[OperatorKind::attention_gemm]);
+      line("memory-bound ms", 1e3 * (*m)[OperatorKind::elementwise], 1e3 * p[OperatorKind::elementwise]);
+      line("optimizer ms", 1e3 * (*m)[OperatorKind::optimizer], 1e3 * p[OperatorKind::optimizer]);
+      line("host/launch ms", 1e3 * m->launch_s, 1e3 * p.launch_s);
+    }
+    if (r.measured_peak_bytes > 0)
+      line("peak allocated GiB", r.measured_peak_bytes / std::pow(2.0, 30), r.predicted_peak_bytes / std::pow(2.0, 30));
+  }
+  return out.empty() ? out : "\nper kernel class and memory (rows that measured them; + predicted more)" + out;
 }
 
 std::string format_comparisons(const std::vector<ValidationComparison>& comparisons) {
@@ -344,6 +403,8 @@ std::string format_validation_table(const ValidationSummary& s) {
                      s.rows.size());
   if (!s.by_source.empty()) out += "\n" + format_groups("by source", s.by_source);
   if (!s.by_gpu.empty()) out += "\n" + format_groups("by GPU type", s.by_gpu);
+  if (!s.by_framework.empty()) out += "\n" + format_groups("by framework", s.by_framework);
+  out += format_class_comparisons(s.rows);
   out += format_comparisons(s.comparisons);
   for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
   if (s.collective_rows.empty()) return out;

@@ -2,10 +2,13 @@
 // `dtsim validate`: predicts every run of a published-runs YAML file (schema of
 // validation/published-runs.yaml) and compares with what its authors measured.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compute_model.hpp"
 #include "scenario.hpp"
+#include "yaml_fields.hpp"
 
 namespace dtsim {
 
@@ -24,6 +27,12 @@ struct ValidationRow {
   // Runs with the same source, metric and setup differ only in how they train (strategy, library,
   // buckets, compression, input pipeline, layout): a published comparison.
   std::string setup;          // "vgg-16 on 8 x k80 in 1 nodes, batch 256, fp32"
+  std::string framework;      // the row's training.framework
+  // Where a row measured them: its step's time by kernel class (from a trace; launch_s: the
+  // measured step less its kernels), and its peak memory allocated; as predicted beside them.
+  std::optional<KernelClassTimes> measured_classes;
+  KernelClassTimes predicted_classes;
+  double measured_peak_bytes = 0, predicted_peak_bytes = 0;
 };
 
 // Two runs of one setup, as published and as predicted: the step time of `second` against
@@ -64,7 +73,7 @@ struct ValidationSummary {
   std::vector<CollectiveValidationRow> collective_rows;
   std::vector<std::string> skipped;  // "id: reason"
   double mean_absolute_percentage_error = 0;
-  std::vector<ValidationGroup> by_source, by_gpu;
+  std::vector<ValidationGroup> by_source, by_gpu, by_framework;
   std::vector<ValidationComparison> comparisons;  // every pair of rows with the same source and setup
 };
 
@@ -88,7 +97,13 @@ struct PublishedRun {
   double measured = 0;
   std::string not_modelled;
   std::string skipped;  // why the run cannot be simulated yet; only id and source are read then
+  std::optional<KernelClassTimes> measured_classes;  // measured.kernel_classes_s
+  double measured_peak_bytes = 0;                    // measured.peak_allocated_gib
 };
+
+// A run's optional measurements beyond its step: `kernel_classes_s` (gemm, attention,
+// memory_bound, optimizer, host_launch: seconds of its step) and `peak_allocated_gib`.
+void read_measured_extras(const YamlFields& f, const YAML::Node& measured, const std::string& path, PublishedRun& run);
 // Every run of the file, read and checked before any is simulated; bad input throws InputError.
 std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
                                               const std::filesystem::path& topologies_dir);

@@ -13,14 +13,38 @@ using Curve = std::array<double, kLengths>;
 
 // TFLOP/s on an H100 80GB SXM5, bf16, head dim 128, batch x seq = 16k tokens: Shah et al.,
 // "FlashAttention-3" (2024), Fig. 5 (forward, without and with causal mask) and Fig. 6
-// (backward; one curve, used for both masks).
+// (backward; one curve, used for both masks). Measured rates (below) replace them on Hopper where
+// they exist; the non-causal forward has none, and the A100 estimate takes its shares from these.
 constexpr double kH100Peak = 989.4;
 constexpr Curve kH100Flash2Forward = {309, 350, 362, 368, 370, 370};
 constexpr Curve kH100Flash2ForwardCausal = {191, 260, 298, 319, 333, 335};
 constexpr Curve kH100Flash2Backward = {214, 260, 291, 310, 318, 322};
 constexpr Curve kH100CudnnForward = {497, 574, 617, 609, 600, 595};
-constexpr Curve kH100CudnnForwardCausal = {315, 410, 484, 518, 529, 539};
-constexpr Curve kH100CudnnBackward = {305, 408, 465, 499, 518, 516};
+
+// Measured on the H100 SXM lent to this project (2026-11-26, PyTorch 2.11 SDPA, cuDNN 9.19;
+// tests/data/h100-2026-11-26/microbenchmarks.jsonl, kind "sdpa", and the kernels of the traced
+// steps), causal, head dim 128, fraction of the bf16 peak, counting the FLOPs of the causal half
+// (backward: 2.5x the forward's, its helper kernels' time included):
+// - 2048: the traced GPT step's kernels (4 x 16 heads): cuDNN forward 144.7 us, backward 406.8 us
+//   plus 88.4 us of helper kernels, for 68.7 and 171.8 GFLOP;
+// - 4096, 8192, 16384: the microbenchmark's forward and forward+backward event times less the
+//   host time each call adds, 35 us forward and 104 us backward: what the microbenchmark's
+//   2048-token calls (head dim 64 and 128) took beyond the same shapes' kernels in the traces;
+// - 512 and 1024: no head-dim-128 measurement: 2048's rate times the ratio the microbenchmark's
+//   head-dim-64 call at 1024 has to the traced Llama step's at 2048 (forward 0.758, backward 0.70),
+//   and at 512 FlashAttention-3's published 512/1024 ratio (forward 0.768, backward 0.748).
+// FlashAttention-2 (PyTorch's flash backend) from the same microbenchmark and corrections; 512
+// and 1024 by the same ratios.
+constexpr Curve kH100CudnnForwardCausalMeasured = {0.280, 0.364, 0.480, 0.562, 0.583, 0.639};
+constexpr Curve kH100CudnnBackwardMeasured = {0.187, 0.250, 0.357, 0.444, 0.507, 0.510};
+constexpr Curve kH100Flash2ForwardCausalMeasured = {0.146, 0.190, 0.250, 0.309, 0.326, 0.350};
+constexpr Curve kH100Flash2BackwardMeasured = {0.100, 0.133, 0.190, 0.243, 0.276, 0.310};
+// Head dim 64 against 128 at 2048 tokens, cuDNN, from the traced steps: the Llama step's
+// forward (4 x 32 heads, 8 KV heads) 188.5 us and backward 623.5 us with helpers, against the GPT
+// step's rates above: forward 0.767, backward 0.792 of head dim 128's. The microbenchmark's
+// FlashAttention-2 calls at 2048 give 0.97 (forward) and 0.94 (backward).
+constexpr double kCudnnHeadDim64Forward = 0.767, kCudnnHeadDim64Backward = 0.792;
+constexpr double kFlash2HeadDim64Forward = 0.97, kFlash2HeadDim64Backward = 0.94;
 
 // A100 (sm80), FlashAttention-2 only: Dao, "FlashAttention-2" (2023), abstract: 50-73% of the
 // theoretical maximum FLOP/s on A100. Taken as 50% at 512 and 73% at 16k, in even steps between
@@ -55,14 +79,34 @@ Curve hopper_flash1(const Curve& flash2_of_peak) {
   return c;
 }
 
-const Curve& hopper_curve(AttentionKernel k, AttentionPass pass, bool causal) {
+// FlashAttention-3's published curves, which the A100 estimate takes its shares from.
+const Curve& published_flash2_curve(AttentionPass pass, bool causal) {
   static const Curve f2 = of_peak(kH100Flash2Forward, kH100Peak), f2c = of_peak(kH100Flash2ForwardCausal, kH100Peak),
-                     f2b = of_peak(kH100Flash2Backward, kH100Peak), cu = of_peak(kH100CudnnForward, kH100Peak),
-                     cuc = of_peak(kH100CudnnForwardCausal, kH100Peak), cub = of_peak(kH100CudnnBackward, kH100Peak);
-  static const Curve f1 = hopper_flash1(f2), f1c = hopper_flash1(f2c), f1b = hopper_flash1(f2b);
+                     f2b = of_peak(kH100Flash2Backward, kH100Peak);
+  return pass == AttentionPass::backward ? f2b : causal ? f2c : f2;
+}
+
+// Hopper: measured where measured; the non-causal forward (never measured here) published.
+const Curve& hopper_curve(AttentionKernel k, AttentionPass pass, bool causal) {
+  static const Curve f2 = of_peak(kH100Flash2Forward, kH100Peak), cu = of_peak(kH100CudnnForward, kH100Peak);
+  static const Curve f1 = hopper_flash1(f2), f1c = hopper_flash1(kH100Flash2ForwardCausalMeasured),
+                     f1b = hopper_flash1(kH100Flash2BackwardMeasured);
   if (k == AttentionKernel::flash1) return pass == AttentionPass::backward ? f1b : causal ? f1c : f1;
-  if (k == AttentionKernel::flash2) return pass == AttentionPass::backward ? f2b : causal ? f2c : f2;
-  return pass == AttentionPass::backward ? cub : causal ? cuc : cu;
+  if (k == AttentionKernel::flash2)
+    return pass == AttentionPass::backward ? kH100Flash2BackwardMeasured
+           : causal                        ? kH100Flash2ForwardCausalMeasured
+                                           : f2;
+  return pass == AttentionPass::backward ? kH100CudnnBackwardMeasured : causal ? kH100CudnnForwardCausalMeasured : cu;
+}
+
+// Head dims of 64 and below run at the measured head-dim-64 share of head dim 128's rate; in
+// between, linearly; above 128 as 128 (nothing measured).
+double head_dim_factor(AttentionKernel k, AttentionPass pass, double head_dim) {
+  const bool backward = pass == AttentionPass::backward;
+  const double at_64 = k == AttentionKernel::cudnn ? (backward ? kCudnnHeadDim64Backward : kCudnnHeadDim64Forward)
+                                                   : (backward ? kFlash2HeadDim64Backward : kFlash2HeadDim64Forward);
+  const double t = std::clamp((head_dim - 64) / 64, 0.0, 1.0);
+  return at_64 + t * (1 - at_64);
 }
 
 }  // namespace
@@ -84,18 +128,19 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& de
 }
 
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
-                                  const DeviceSpec& device) {
+                                  double head_dim, const DeviceSpec& device) {
   // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates (v1: its own),
   // for the causal forward and the backward at the share of the non-causal forward's rate that
   // FlashAttention-2 keeps on H100 (the same kernels' masking and backward recomputation).
+  const double head_dim_share = head_dim_factor(k, pass, head_dim);
   if (device.sm_arch < 90) {
-    const Curve& f2 = hopper_curve(AttentionKernel::flash2, AttentionPass::forward, false);
-    const Curve& f2_pass = hopper_curve(AttentionKernel::flash2, pass, causal);
+    const Curve& f2 = published_flash2_curve(AttentionPass::forward, false);
+    const Curve& f2_pass = published_flash2_curve(pass, causal);
     const double share = interpolate(f2_pass, seq_len) / interpolate(f2, seq_len);
-    return share * interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
+    return head_dim_share * share * interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
   }
   // Blackwell is taken at Hopper's fraction of its own peak until it is measured.
-  return interpolate(hopper_curve(k, pass, causal), seq_len);
+  return head_dim_share * interpolate(hopper_curve(k, pass, causal), seq_len);
 }
 
 }  // namespace dtsim

@@ -29,10 +29,11 @@ const char* to_string(AttentionKernel k);
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device);
 
 // Fraction of device.bf16_flops a fused kernel (flash1, flash2, cudnn) reaches on one pass at sequence
-// length `seq_len` (keys per query), counting the FLOPs it performs (causal: half the score
-// matrix). Head dimension 128, piecewise linear in log2(seq_len) between the published lengths
-// 512..16k, constant beyond.
+// length `seq_len` (keys per query) and head dimension `head_dim`, counting the FLOPs it performs
+// (causal: half the score matrix). Piecewise linear in log2(seq_len) between the measured or
+// published lengths 512..16k, constant beyond. On Hopper the rates are the ones measured on an
+// H100 (attention_kernel.cpp), on A100 FlashAttention-2's published ones.
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
-                                  const DeviceSpec& device);
+                                  double head_dim, const DeviceSpec& device);
 
 }  // namespace dtsim

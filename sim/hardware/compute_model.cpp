@@ -1,6 +1,7 @@
 #include "compute_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace dtsim {
@@ -13,7 +14,24 @@ ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, Effici
       eff_(efficiencies),
       measured_(std::move(measured)) {}
 
+ComputeModel ComputeModel::with_tensor_clock(double clock) const {
+  ComputeModel m = *this;
+  m.tensor_clock_ = clock;
+  return m;
+}
+
+double ComputeModel::memory_efficiency(const Operator& op) const {
+  const EfficiencyCurve& curve = measured_[op.kind];
+  const double table = default_efficiencies()[op.kind].memory;
+  const double device = curve.empty() ? eff_[op.kind].memory : curve.at(op.bytes);
+  return memory_access_efficiency(op.access, op.bytes) * device / table;
+}
+
 double ComputeModel::time_s(const Operator& op) const {
+  if (is_memory_bound(op.kind)) {
+    const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * memory_efficiency(op)) : 0.0;
+    return memory_s + op.kernels * kMemoryKernelStartupS;
+  }
   OperatorEfficiency e = eff_[op.kind];
   const EfficiencyCurve& curve = measured_[op.kind];
   // A measured curve holds its GPU's power behaviour; published and default rates are the
@@ -21,16 +39,16 @@ double ComputeModel::time_s(const Operator& op) const {
   if (op.kernel_efficiency > 0) {
     e.compute = op.kernel_efficiency * device_->sustained_tensor_scale;
   } else if (!curve.empty()) {
-    if (measured_by_flops(op.kind)) e.compute = curve.at(op.flops);
-    else e.memory = curve.at(op.bytes);
+    e.compute = curve.at(op.flops);
   } else {
-    e.compute *= op.shape_efficiency * device_->sustained_tensor_scale;
+    e.compute *= device_->sustained_tensor_scale;
   }
   const bool low_precision = op.kind == OperatorKind::gemm && !op.working_precision_gemm;
   const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
-  const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization) : 0.0;
+  const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization * tensor_clock_) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
-  return std::max(compute_s, memory_s);
+  if (op.kernel_efficiency > 0) return std::max(compute_s, memory_s);  // a fused kernel's measured rate
+  return std::hypot(compute_s, memory_s);
 }
 
 }  // namespace dtsim

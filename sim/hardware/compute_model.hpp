@@ -1,17 +1,28 @@
 #pragma once
-// Roofline time of one operator on one GPU:
-//   time = max(flops / (peak * eff.compute), bytes / (hbm_bw * eff.memory)),
-// eff from the measured curve of the operator's kind at its size where a calibration has one
-// (measured_efficiency.hpp), else from the per-kind table (times a GEMM's shape efficiency).
+// Time of one operator on one GPU from its compute time c = flops / (peak * eff.compute) and its
+// memory time m = bytes / (hbm_bw * eff.memory): a matmul takes sqrt(c^2 + m^2), a fused kernel
+// of measured rate max(c, m). Near the ridge point both bound a GEMM: on the H100 (traced steps,
+// tests/data/h100-2026-11-26) ResNet-50's 1x1 convolutions [m 50176, n 1024, k 256] took 51.9 us,
+// where max(c, m) gives 41 and c + m 73, sqrt(c^2 + m^2) 52; the Llama step's k and v projections
+// [8192 x 2048 x 512] 25.1 us (sqrt: 25.1), its MLP's [8192 x 2048 x 8192] 328-356 us (sqrt: 337).
+// eff comes from the measured curve of the operator's kind at its size where a calibration has one
+// (measured_efficiency.hpp), else from the per-kind table for the device (efficiency_defaults.hpp).
+// A memory-bound operator (elementwise, optimizer) reaches the share of bandwidth its access
+// pattern reaches (memory_access.hpp), scaled by how this GPU's measured streaming compares with
+// the default table's, and each of its kernels adds its start-up time.
 // Efficiencies are fractions of the device's own peaks, so a curve measured on one GPU type and
 // applied to another scales compute-bound times by the peak FLOP/s ratio and memory-bound ones by
 // the HBM bandwidth ratio.
 // Only the transformer layers' dense GEMMs run in FP8 when training in fp8 (Transformer Engine's
 // recipe: attention and everything else stay bf16), so other kinds, and GEMMs marked as kept in
 // the working precision (the LM head), use the bf16 peak then.
+#include <array>
+#include <cstddef>
+
 #include "device_spec.hpp"
 #include "efficiency_defaults.hpp"
 #include "measured_efficiency.hpp"
+#include "memory_access.hpp"
 
 namespace dtsim {
 
@@ -27,15 +38,51 @@ struct Operator {
   // Fraction of peak FLOP/s a fused kernel reaches at this shape, from its published benchmark
   // (attention_kernel.hpp); 0: the kind's measured curve or default table decides.
   double kernel_efficiency = 0;
-  // Dense GEMMs: [m x k] x [k x n] (0 for other operators), and the fraction of the large-GEMM
-  // rate (the default table's) the kernels of this operator reach at their shapes
-  // (gemm_shape.hpp). A measured curve already holds its shapes' rates and ignores it.
+  // Dense GEMMs: [m x k] x [k x n] (0 for other operators).
   double m = 0, n = 0, k = 0;
-  double shape_efficiency = 1;
   // A dense GEMM that stays in the working precision (bf16) when the layers' GEMMs run in FP8.
   bool working_precision_gemm = false;
-  // CUDA kernels the operator launches (a GEMM's backward: dgrad and wgrad); kernel_launch.hpp.
+  // GPU activities the operator launches (a GEMM's backward: dgrad and wgrad; a cuBLAS GEMM's
+  // workspace memset counts as one); kernel_launch.hpp.
   int kernels = 1;
+  // Memory-bound operators: how their kernels walk memory.
+  MemoryAccess access = MemoryAccess::streaming;
+  // A weight-gradient GEMM, or work that only a weight gradient needs (its cast, its
+  // accumulation): what a zero-bubble schedule defers to its W pass.
+  bool weight_gradient = false;
+  // Part of core attention (scores, softmax, dropout, values, or the fused kernel): what
+  // Megatron's selective recompute redoes.
+  bool core_attention = false;
+};
+
+inline bool is_memory_bound(OperatorKind k) { return k == OperatorKind::elementwise || k == OperatorKind::optimizer; }
+
+// A step's (or a pass's) GPU time by the class of its kernels, the classes a report and a trace's
+// summary give: GEMM, attention, memory-bound (elementwise) and optimizer, each an OperatorKind,
+// and launching: the GPU's gaps between activities and its waits on the host.
+struct KernelClassTimes {
+  std::array<double, kOperatorKindCount> by_kind{};
+  double launch_s = 0;
+
+  double operator[](OperatorKind k) const { return by_kind[size_t(k)]; }
+  double& operator[](OperatorKind k) { return by_kind[size_t(k)]; }
+  double kernels_s() const {
+    double t = 0;
+    for (double s : by_kind) t += s;
+    return t;
+  }
+  double total_s() const { return kernels_s() + launch_s; }
+  KernelClassTimes& operator+=(const KernelClassTimes& o) {
+    for (size_t i = 0; i < by_kind.size(); ++i) by_kind[i] += o.by_kind[i];
+    launch_s += o.launch_s;
+    return *this;
+  }
+  KernelClassTimes scaled(double f) const {
+    KernelClassTimes t = *this;
+    for (double& s : t.by_kind) s *= f;
+    t.launch_s *= f;
+    return t;
+  }
 };
 
 class ComputeModel {
@@ -44,6 +91,12 @@ class ComputeModel {
                MeasuredEfficiencies measured = {});
 
   double time_s(const Operator& op) const;
+  // The same model with the tensor cores (GEMMs, attention) at `clock` of their rate: a GPU held
+  // at its power limit (DeviceSpec::tensor_clock).
+  ComputeModel with_tensor_clock(double clock) const;
+  double tensor_clock() const { return tensor_clock_; }
+  // The fraction of HBM bandwidth a memory-bound operator reaches (before its start-up time).
+  double memory_efficiency(const Operator& op) const;
   double peak_flops() const { return peak_flops_; }  // of dense GEMMs at the training precision
   const DeviceSpec& device() const { return *device_; }
   const EfficiencyTable& efficiencies() const { return eff_; }
@@ -55,6 +108,7 @@ class ComputeModel {
   double non_gemm_peak_flops_;  // attention's batched GEMMs: bf16 when training in fp8
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;
+  double tensor_clock_ = 1;
 };
 
 }  // namespace dtsim

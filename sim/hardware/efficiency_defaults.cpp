@@ -14,10 +14,18 @@ const char* to_string(OperatorKind k) {
 
 EfficiencyTable default_efficiencies() {
   EfficiencyTable t;
-  t[OperatorKind::gemm] = {0.80, 0.85};
-  t[OperatorKind::attention_gemm] = {0.50, 0.85};
-  t[OperatorKind::elementwise] = {1.0, 0.85};
-  t[OperatorKind::optimizer] = {1.0, 0.85};
+  t[OperatorKind::gemm] = {0.80, 0.93};
+  t[OperatorKind::attention_gemm] = {0.50, 0.93};
+  t[OperatorKind::elementwise] = {1.0, 0.93};
+  t[OperatorKind::optimizer] = {1.0, 0.77};
+  return t;
+}
+
+bool has_measured_defaults(const DeviceSpec& device) { return device.in_step_gemm_efficiency > 0; }
+
+EfficiencyTable default_efficiencies(const DeviceSpec& device) {
+  EfficiencyTable t = default_efficiencies();
+  if (has_measured_defaults(device)) t[OperatorKind::gemm].compute = device.in_step_gemm_efficiency;
   return t;
 }
 

@@ -4,6 +4,8 @@
 #include <array>
 #include <string>
 
+#include "device_spec.hpp"
+
 namespace dtsim {
 
 enum class OperatorKind {
@@ -30,8 +32,15 @@ struct EfficiencyTable {
 // gemm compute 0.80: an 8192^3 bf16 GEMM measured at ~798 of 989 TFLOP/s on H100 (measured on an H100 SXM lent to this project).
 // attention_gemm compute 0.50: batched GEMMs with k = head_dim (64-128) keep tensor cores
 //   partly idle; unfused (non-flash) attention of Megatron-LM 2021-22 as the conservative default.
-// memory 0.85 for streaming kernels: D2D copy ~3.0 of 3.35 TB/s on an H100 SXM lent to this project = 0.90,
-//   minus launch and tail effects of short kernels.
+// memory 0.93 (0.77 for the optimizer): PyTorch's vectorized element-wise kernels and its fused
+//   AdamW as measured on an H100 (memory_access.cpp, streaming and optimizer_step); each
+//   memory-bound operator's access pattern scales these (memory_access.hpp). A GEMM reads and
+//   writes its operands at the streaming rate too (compute_model.hpp combines its two times).
 EfficiencyTable default_efficiencies();
+
+// The table for `device`: the defaults above, with what this project measured on that GPU in
+// their place (DeviceSpec::in_step_gemm_efficiency).
+EfficiencyTable default_efficiencies(const DeviceSpec& device);
+bool has_measured_defaults(const DeviceSpec& device);
 
 }  // namespace dtsim

@@ -36,6 +36,14 @@ struct Layer {
   // own samples' vectors (and the backward pass their gradients back), and the rows are updated
   // where they live, so its gradients are never all-reduced.
   bool sharded = false;
+  // What picks a layer's kernels beyond its kind: a normalization over the batch (BatchNorm) rather
+  // than over each sample's features (LayerNorm); a max pooling (it keeps the argmax indices); an
+  // attention layer's heads and tokens per sample (its head dimension follows).
+  bool batch_statistics = false;
+  bool argmax = false;
+  int in_channels = 0;  // a convolution's input channels (0: not known)
+  int heads = 0;
+  int tokens = 0;
 };
 
 struct LayerGraph {

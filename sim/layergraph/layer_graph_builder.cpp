@@ -13,6 +13,7 @@ void ImageLayers::conv(const std::string& name, const ConvSpec& spec) {
                        output_size(shape_.width, spec.kernel_w, spec.stride, spec.pad_w)};
   const double weights = double(spec.out_channels) * shape_.channels * spec.kernel_h * spec.kernel_w;
   Layer l{name, LayerKind::convolution};
+  l.in_channels = shape_.channels;
   l.input_elements = shape_.elements();
   l.forward_macs = out.elements() * shape_.channels * spec.kernel_h * spec.kernel_w;
   l.parameters = weights + (spec.bias ? spec.out_channels : 0);
@@ -27,6 +28,7 @@ void ImageLayers::conv(const std::string& name, int out_channels, int kernel, in
 
 void ImageLayers::batch_norm(const std::string& name) {
   Layer l{name, LayerKind::normalization};
+  l.batch_statistics = true;
   l.input_elements = shape_.elements();
   l.forward_other_flops = kNormFlopsPerElement * shape_.elements();
   l.parameters = 2.0 * shape_.channels;
@@ -56,6 +58,7 @@ void ImageLayers::pool(const std::string& name, int kernel, int stride, int pad)
 
 void ImageLayers::max_pool(const std::string& name, int kernel, int stride, int pad) {
   pool(name, kernel, stride, pad);
+  graph_.layers.back().argmax = true;
 }
 
 void ImageLayers::avg_pool(const std::string& name, int kernel, int stride, int pad) {
@@ -114,6 +117,8 @@ void TokenLayers::attention(const std::string& name, int heads) {
   l.forward_macs = 2.0 * tokens_ * tokens_ * hidden_;  // Q K^T and scores x V, all heads together
   l.forward_other_flops = kSoftmaxFlopsPerElement * heads * double(tokens_) * tokens_;
   l.output_elements = double(heads) * tokens_ * tokens_ + double(tokens_) * hidden_;  // scores and context
+  l.heads = heads;
+  l.tokens = tokens_;
   graph_.layers.push_back(l);
 }
 

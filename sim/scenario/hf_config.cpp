@@ -40,6 +40,12 @@ class HfConfigReader {
 
   int positive_int_or(const char* key, int fallback) const { return has(key) ? positive_int({key}) : fallback; }
 
+  bool boolean_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!config_[key].is_boolean()) fail(key, "true or false", config_[key].dump());
+    return config_[key].get<bool>();
+  }
+
   std::string string_or(const char* key, const std::string& fallback) const {
     if (!has(key)) return fallback;
     if (!config_[key].is_string()) fail(key, "a string", config_[key].dump());
@@ -70,6 +76,8 @@ TransformerConfig load_hf_config(const fs::path& file) {
   m.vocab = hf.positive_int({"vocab_size"});
   m.seq_len = hf.positive_int({"max_position_embeddings", "n_positions"});
   m.mlp = hf.string_or("hidden_act", "") == "silu" ? MlpKind::swiglu : MlpKind::gelu;
+  // Transformers' PretrainedConfig ties the output layer to the embedding unless it says otherwise.
+  m.tied_embeddings = hf.boolean_or("tie_word_embeddings", true);
 
   if (m.hidden % m.heads != 0)
     hf.fail("hidden_size", fmt::format("a multiple of num_attention_heads ({})", m.heads),

@@ -81,11 +81,13 @@ bool same_resolution(const Scenario& a, const Scenario& b) {
 }  // namespace
 
 ResolvedScenario resolve_scenario(const Scenario& s) {
-  const EfficiencyTable defaults = default_efficiencies();
   const DeviceSpec& device = *find_device(s.cluster.gpu);
+  const EfficiencyTable defaults = default_efficiencies(device);
   if (!s.calibration_file)
     return {s, ComputeModel(device, s.training.precision, defaults), s.cluster.topology,
-            "datasheet defaults (sim/hardware/efficiency_defaults.cpp)"};
+            has_measured_defaults(device)
+                ? "defaults, with the GEMM rate and kernel classes measured on an H100 SXM (2026-11-26)"
+                : "datasheet defaults (sim/hardware/efficiency_defaults.cpp); kernel classes measured on an H100 SXM"};
   const Calibration c = load_calibration(*s.calibration_file, defaults);
   TopologySpec topology = s.cluster.topology;
   topology.node = node_with(s, c);

@@ -12,6 +12,30 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const char* to_string(Framework f) {
+  switch (f) {
+    case Framework::megatron: return "megatron";
+    case Framework::pytorch: return "pytorch";
+    case Framework::torch_compile: return "torch_compile";
+  }
+  return "?";
+}
+
+const char* to_string(MixedPrecision m) {
+  switch (m) {
+    case MixedPrecision::automatic: return "auto";
+    case MixedPrecision::autocast: return "autocast";
+    case MixedPrecision::master_weights: return "master_weights";
+  }
+  return "?";
+}
+
+MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage) {
+  if (t.mixed_precision != MixedPrecision::automatic) return t.mixed_precision;
+  if (t.framework == Framework::megatron || zero_stage >= 3) return MixedPrecision::master_weights;
+  return MixedPrecision::autocast;
+}
+
 const char* to_string(OptimizerKernels k) {
   switch (k) {
     case OptimizerKernels::fused: return "fused";

@@ -37,6 +37,25 @@ inline constexpr PipelineScheduleKind kPipelineSchedules[] = {
     PipelineScheduleKind::gpipe, PipelineScheduleKind::one_f_one_b, PipelineScheduleKind::interleaved_1f1b,
     PipelineScheduleKind::zero_bubble};
 
+// The software that runs each GPU's step: it decides which kernels each layer, the loss and the
+// optimizer launch (docs/frameworks.md, one table per framework, each kernel with its source).
+// megatron: Megatron-LM, Megatron-Core or NeMo with Transformer Engine (or Apex) fused kernels.
+// pytorch: eager PyTorch (Hugging Face, TorchTitan without compile, llm-foundry, torchvision):
+//   one kernel per operator, the optimizer's multi-tensor kernels.
+// torch_compile: torch.compile(model): Inductor fuses the element-wise work between matmuls and
+//   attention into Triton kernels; the loss outside the model and the optimizer stay eager.
+enum class Framework { megatron, pytorch, torch_compile };
+inline constexpr Framework kFrameworks[] = {Framework::megatron, Framework::pytorch, Framework::torch_compile};
+// Where the weights of mixed-precision training live. autocast: fp32 weights under torch.autocast,
+// each use of a weight casts it to the training precision and its gradient comes back in fp32
+// (torch.amp, PyTorch's single-GPU and DDP recipe). master_weights: the layers hold their weights
+// in the training precision and the optimizer an fp32 master copy (Megatron's bf16 optimizer,
+// FSDP2's MixedPrecisionPolicy(param_dtype=bf16)). automatic: master_weights for megatron and for
+// PyTorch with zero_stage 3 (FSDP), autocast for PyTorch otherwise.
+enum class MixedPrecision { automatic, autocast, master_weights };
+inline constexpr MixedPrecision kMixedPrecisions[] = {MixedPrecision::automatic, MixedPrecision::autocast,
+                                                      MixedPrecision::master_weights};
+
 struct TrainingConfig {
   int global_batch = 0;  // sequences per iteration, all replicas together
   int micro_batch = 1;   // sequences per micro-batch
@@ -48,6 +67,8 @@ struct TrainingConfig {
   // Each pass launched as one CUDA graph instead of kernel by kernel (kernel_launch.hpp). Off by
   // default, as in Megatron-Core (--enable-cuda-graph), Megatron Bridge and TorchTitan.
   bool cuda_graphs = false;
+  Framework framework = Framework::megatron;
+  MixedPrecision mixed_precision = MixedPrecision::automatic;
 };
 
 struct ParallelismConfig {
@@ -157,6 +178,10 @@ struct Scenario {
 };
 
 const char* to_string(Recompute r);
+const char* to_string(Framework f);
+const char* to_string(MixedPrecision m);
+// `automatic` resolved as MixedPrecision says, for a scenario's framework and ZeRO stage.
+MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage);
 const char* to_string(OptimizerKernels k);
 const char* to_string(PipelineScheduleKind k);
 

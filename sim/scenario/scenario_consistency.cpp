@@ -299,6 +299,9 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
     fail("parallelism.zero_stage", "0 for a layer-graph model (its gradients are all-reduced, data_parallel section)",
          std::to_string(p.zero_stage));
   if (s.layer_model->graph.layers.empty()) fail("model", "a layer graph with at least one layer", "none");
+  if (s.training.framework == Framework::megatron)
+    fail("training.framework", "pytorch or torch_compile for a layer-graph model (Megatron runs transformers)",
+         "megatron");
   // A reference on several GPUs is one node's all-reduce run (layer_model_costs.hpp).
   if (s.reference && s.reference->gpus > s.cluster.topology.node.gpus)
     fail("reference.gpus", fmt::format("at most one node's GPUs ({}): a reference measured on one node",

@@ -216,7 +216,8 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
              "no such section for a transformer model (a layer-graph model, model.zoo or model.layers_file, takes it)",
              fmt::format("a {} section", section));
   s.input_pipeline = read_input_pipeline_section(f, root, "");
-  s.training = read_training_section(f, f.child(root, "", "training"), "");
+  s.training = read_training_section(f, f.child(root, "", "training"), "",
+                                     s.layer_model ? Framework::pytorch : Framework::megatron);
   s.parallelism = read_parallelism_section(f, root, "");
   s.cluster = read_cluster(f, f.child(root, "", "cluster"));
   if (f.has(root, "calibration")) s.calibration_file = read_existing_file(f, root, "", "calibration");

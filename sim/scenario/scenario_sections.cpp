@@ -68,7 +68,8 @@ TransformerConfig read_model_section(const YamlFields& f, const YAML::Node& mode
   const std::string at = YamlFields::join(path, "model");
   f.require_known_keys(model, at,
                        {"preset", "hf_config", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len",
-                        "vocab", "mlp", "moe"});
+                        "vocab", "mlp", "moe", "norm", "position", "bias", "fused_qkv", "dropout",
+                        "tied_embeddings"});
   TransformerConfig m = read_model_base(f, model, at);
   if (m.name.empty()) m.name = name;
 
@@ -83,14 +84,21 @@ TransformerConfig read_model_section(const YamlFields& f, const YAML::Node& mode
   if (f.has(model, "mlp"))
     m.mlp = f.choice(model, at, "mlp", {"gelu", "swiglu"}) == "swiglu" ? MlpKind::swiglu : MlpKind::gelu;
   if (f.has(model, "moe")) m.moe = read_moe(f, model["moe"], YamlFields::join(at, "moe"), m);
+  if (f.has(model, "norm")) m.norm = read_choice(f, model, at, "norm", kNormKinds);
+  if (f.has(model, "position")) m.position = read_choice(f, model, at, "position", kPositionKinds);
+  if (f.has(model, "bias")) m.bias = f.boolean_or(model, at, "bias", false);
+  if (f.has(model, "fused_qkv")) m.fused_qkv = f.boolean_or(model, at, "fused_qkv", false);
+  if (f.has(model, "dropout")) m.dropout = f.number_in(model, at, "dropout", 0, 0.99, "a probability in [0, 0.99]");
+  m.tied_embeddings = f.boolean_or(model, at, "tied_embeddings", m.tied_embeddings);
   return m;
 }
 
-TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path) {
+TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path,
+                                     Framework framework) {
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe",
-                        "optimizer", "cuda_graphs"});
+                        "optimizer", "cuda_graphs", "framework", "mixed_precision"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -101,6 +109,8 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
   t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
   t.cuda_graphs = f.boolean_or(training, at, "cuda_graphs", false);
+  t.framework = read_choice(f, training, at, "framework", kFrameworks, framework);
+  t.mixed_precision = read_choice(f, training, at, "mixed_precision", kMixedPrecisions, MixedPrecision::automatic);
   return t;
 }
 

@@ -18,7 +18,10 @@ std::filesystem::path read_existing_file(const YamlFields& f, const YAML::Node& 
 // field overridable. `name` names the model when nothing else does.
 TransformerConfig read_model_section(const YamlFields& f, const YAML::Node& model, const std::string& path,
                                      const std::string& name);
-TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path);
+// `framework`: the framework when the section names none (megatron for a transformer, pytorch for a
+// layer-graph model).
+TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& training, const std::string& path,
+                                     Framework framework = Framework::megatron);
 // `parallelism` may be absent (everything 1).
 ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node& holder, const std::string& path);
 

@@ -56,7 +56,8 @@ KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
   if (has_any(n, {"reduce_wgrad"})) return KernelClass::memory_bound;
   const std::string without_fbgemm = erase_all(n, "fbgemm");
   const bool convolution = has_any(n, {"scudnn", "hcudnn", "fprop", "dgrad", "wgrad", "winograd", "convol"});
-  const bool matmul = convolution || has_any(without_fbgemm, {"gemm", "flash", "fmha"});
+  // cuBLAS's Hopper GEMMs are "nvjet_sm90_tst_...".
+  const bool matmul = convolution || has_any(without_fbgemm, {"gemm", "flash", "fmha", "nvjet"});
   if (!matmul) return KernelClass::memory_bound;
   if (has_any(n, {"bf16", "bfloat16", "f16", "fp16", "half", "h884", "h1688", "h16816", "hcudnn"}))
     return KernelClass::half_matmul;
@@ -64,6 +65,24 @@ KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
   // tensor cores), cuDNN "xmma_..._tf32f32", CUTLASS templates over cutlass::tfloat32_t.
   if (has_any(n, {"tf32", "tfloat32", "tensorop_s", "s1688", "s16816"})) return KernelClass::tf32_matmul;
   return convolution ? KernelClass::fp32_convolution : KernelClass::fp32_matmul;
+}
+
+OperatorKind kernel_role(const std::string& name, GpuActivityKind kind) {
+  if (kind != GpuActivityKind::kernel) return OperatorKind::elementwise;
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  // Fused attention: FlashAttention ("flash_fwd_kernel"), xFormers/PyTorch ("fmha_cutlassF"), cuDNN's
+  // SDPA ("cudnn_generated_fort_native_sdpa_...") and the helpers its backward launches
+  // ("cudnn::fusion::compute_dot_do_o_specialized", "convert_dq_to_16bits", "fmha_reduce_head").
+  if (has_any(n, {"sdpa", "flash", "fmha", "cudnn::fusion", "attention"})) return OperatorKind::attention_gemm;
+  // PyTorch's fused and foreach optimizers and clip_grad_norm_ run multi_tensor_apply_kernel; Apex's
+  // and Transformer Engine's Adam "multi_tensor_adam".
+  if (has_any(n, {"multi_tensor_apply", "multi_tensor_adam", "multi_tensor_l2norm", "multi_tensor_scale"}))
+    return OperatorKind::optimizer;
+  // cuBLASLt's split-k reduction finishes its GEMM.
+  if (has_any(n, {"splitkreduce"})) return OperatorKind::gemm;
+  const KernelClass c = kernel_class(name, kind);
+  return c == KernelClass::memory_bound || c == KernelClass::host_copy ? OperatorKind::elementwise : OperatorKind::gemm;
 }
 
 }  // namespace dtsim

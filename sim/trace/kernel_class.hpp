@@ -8,6 +8,7 @@
 #include <array>
 #include <string>
 
+#include "compute_model.hpp"
 #include "kineto_trace.hpp"
 
 namespace dtsim {
@@ -25,6 +26,12 @@ const char* to_string(KernelClass c);  // "fp16/bf16 matmul", for people
 const char* key_of(KernelClass c);     // "half_matmul", for JSON
 
 KernelClass kernel_class(const std::string& name, GpuActivityKind kind);
+
+// The class a kernel's time is reported in, the one dtsim's model prices it as (compute_model.hpp):
+// GEMM (cuBLAS, CUTLASS and cuDNN matmuls and convolutions), attention (fused attention kernels and
+// their helpers), optimizer (PyTorch's multi-tensor kernels, fused Adam), memory-bound (the rest:
+// element-wise, normalization, copies, memsets).
+OperatorKind kernel_role(const std::string& name, GpuActivityKind kind);
 
 // How much longer (> 1) or shorter (< 1) each class of kernel runs on another GPU.
 struct KernelTimeScale {

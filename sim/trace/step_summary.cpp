@@ -78,12 +78,14 @@ RankStep summarize_step(const KinetoTrace& trace, const std::string& step) {
     } else {
       compute.push_back({a.start_us, a.end_us()});
       r.compute_kernels.push_back({a.start_us, a.duration_us, kernel_class(a.name, a.kind)});
+      r.classes[kernel_role(a.name, a.kind)] += a.duration_us * 1e-6;
     }
   }
   if (last > first) r.gpu_span_s = (last - first) * 1e-6;
   r.gpu_step_start_us = r.times_recorded ? earlier_work_end : s->start_us;
   r.gpu_step_end_us = r.times_recorded ? std::max(s->end_us(), last) : s->end_us();
   r.compute_s = union_length(compute) * 1e-6;
+  r.classes.launch_s = std::max(0.0, r.gpu_step_s() - r.classes.kernels_s());
   r.collective_s = union_length(collective) * 1e-6;
   const std::vector<Interval> busy = merged(compute);
   double exposed = 0;

@@ -49,6 +49,9 @@ struct RankStep {
   int kernels = 0;
   std::vector<StepCollective> collectives;
   std::vector<StepKernel> compute_kernels;  // in time order
+  // The step's kernels (not NCCL's), copies and memsets, summed by the class dtsim's model reports
+  // (kernel_role); launch_s: the rest of the GPU step (gaps between kernels, waits on the host).
+  KernelClassTimes classes;
   int unknown_sizes() const;
 };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gemm_shape.hpp"
+#include "kernel_builders.hpp"
 #include "layer_model_costs.hpp"
 
 namespace dtsim {
@@ -81,9 +81,7 @@ class BucketCodec {
 
   // An fp32 [m x k] x [k x n] product of PowerSGD.
   double product_s(double m, double n, double k) const {
-    Operator op{"powersgd_product", OperatorKind::gemm, 2 * m * n * k, kFp32 * (m * k + k * n + m * n)};
-    op.m = m, op.n = n, op.k = k;
-    op.shape_efficiency = gemm_shape_factor(m, n, k);
+    Operator op = gemm("powersgd_product", m, k, n, kFp32);
     op.working_precision_gemm = true;
     return compute_.time_s(op);
   }

@@ -8,7 +8,10 @@
 #include "bucket_sync.hpp"
 #include "gradient_compression.hpp"
 #include "input_error.hpp"
-#include "kernel_launch.hpp"
+#include "launch_model.hpp"
+#include "layer_graph_kernels.hpp"
+#include "transformer_ops.hpp"
+#include "workload_builder.hpp"
 #include "nccl_channels.hpp"
 
 namespace dtsim {
@@ -32,55 +35,38 @@ double optimizer_state_bytes_per_parameter(LayerModelOptimizer o) {
   return 8;
 }
 
-namespace {
-
-OperatorKind operator_kind(LayerKind k) {
-  if (has_weight_products(k)) return OperatorKind::gemm;
-  if (k == LayerKind::attention) return OperatorKind::attention_gemm;
-  return OperatorKind::elementwise;
-}
-
-// A sharded table's lookups touch only the rows they read (its output), never the whole table.
-double layer_bytes(const Layer& l, double samples, double activation_bytes) {
-  const double weights = l.sharded ? 0 : l.parameters * activation_bytes;
-  return (l.input_elements + l.output_elements) * samples * activation_bytes + weights;
-}
-
-}  // namespace
-
-Operator layer_forward_operator(const Layer& l, double samples, double activation_bytes) {
-  Operator op{"layer_forward", operator_kind(l.kind)};
-  op.flops = 2 * l.forward_macs * samples;
-  op.bytes = layer_bytes(l, samples, activation_bytes);
-  return op;
-}
-
-Operator layer_backward_operator(const Layer& l, double samples, double activation_bytes) {
-  Operator op{"layer_backward", operator_kind(l.kind)};
-  op.flops = backward_product_factor(l.kind) * 2 * l.forward_macs * samples;
-  op.bytes = 2 * layer_bytes(l, samples, activation_bytes);
-  op.kernels = has_weight_products(l.kind) ? 2 : 1;
-  return op;
-}
-
 LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) {
   const LayerGraph& g = s.layer_model->graph;
-  const double samples = s.training.micro_batch;
-  const double activation_bytes = element_bytes(working_precision(s.training.precision));
+  const LayerGraphRun run = layer_graph_run(s);
+  const double host_s = host_launch_s(s.training);
   LayerModelPass p;
-  for (const Layer& l : g.layers) {
-    const Operator f = layer_forward_operator(l, samples, activation_bytes);
-    const Operator b = layer_backward_operator(l, samples, activation_bytes);
-    p.forward_s.push_back(compute.time_s(f));
-    p.backward_s.push_back(compute.time_s(b));
-    p.forward_flops += f.flops;
-    p.backward_flops += b.flops;
-    p.forward_kernels += f.kernels;
-    p.backward_kernels += b.kernels;
+  std::vector<Operator> forward, backward;  // each pass's kernels in the order they run
+  std::vector<std::vector<Operator>> backward_of(g.layers.size());
+  for (size_t i = 0; i < g.layers.size(); ++i) {
+    const Layer* previous = i > 0 ? &g.layers[i - 1] : nullptr;
+    std::vector<Operator> f = layer_forward_kernels(g.layers[i], previous, run);
+    std::vector<Operator> b = layer_backward_kernels(g.layers[i], previous, run);
+    if (i + 1 == g.layers.size()) {  // the loss: after the last layer, and first backward
+      const std::vector<Operator> loss_f = loss_forward_kernels(g, run), loss_b = loss_backward_kernels(g, run);
+      f.insert(f.end(), loss_f.begin(), loss_f.end());
+      b.insert(b.begin(), loss_b.begin(), loss_b.end());
+    }
+    p.forward_s.push_back(sum_time_s(f, compute));
+    p.backward_s.push_back(sum_time_s(b, compute));
+    p.forward_flops += sum_flops(f);
+    p.backward_flops += sum_flops(b);
+    forward.insert(forward.end(), f.begin(), f.end());
+    backward_of[i] = std::move(b);
   }
-  const Operator step{"optimizer", OperatorKind::optimizer, 0,
-                      dense_parameters(g) * optimizer_bytes_per_parameter(s.layer_model->optimizer)};
-  p.optimizer_s = compute.time_s(step);
+  for (size_t i = g.layers.size(); i-- > 0;) backward.insert(backward.end(), backward_of[i].begin(), backward_of[i].end());
+  p.forward_classes = launched_pass(forward, compute, host_s);
+  p.backward_classes = launched_pass(backward, compute, host_s);
+  p.forward_launch_s = p.forward_classes.launch_s;
+  p.backward_launch_s = p.backward_classes.launch_s;
+  p.optimizer_classes =
+      launched_pass(layer_graph_optimizer_kernels(s.layer_model->optimizer, dense_parameters(g)), compute, host_s);
+  p.optimizer_classes.launch_s += step_overhead_s(s.training);
+  p.optimizer_s = p.optimizer_classes.total_s();
   return p;
 }
 
@@ -96,14 +82,14 @@ struct LaunchedPasses {
   double forward_s = 0, backward_s = 0;
 };
 
-LaunchedPasses launched(const LayerModelPass& p, bool cuda_graphs) {
-  return {launched_pass_s(sum(p.forward_s), p.forward_kernels, cuda_graphs),
-          launched_pass_s(sum(p.backward_s), p.backward_kernels, cuda_graphs)};
+// Each pass's kernels with what launching them adds.
+LaunchedPasses launched(const LayerModelPass& p) {
+  return {sum(p.forward_s) + p.forward_launch_s, sum(p.backward_s) + p.backward_launch_s};
 }
 
 double modelled_single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
   const LayerModelPass p = layer_model_pass(s, compute);
-  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  const LaunchedPasses l = launched(p);
   return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) + p.optimizer_s;
 }
 
@@ -134,7 +120,7 @@ std::vector<double> scaled(std::vector<double> v, double scale) {
 // time is `scale` x the modelled one: all micro-batches, then what the buckets leave exposed after
 // the last backward (bucket_sync.hpp), then the optimizer.
 double reference_step_s(const Scenario& s, const ComputeModel& compute, const LayerModelPass& p, double scale) {
-  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  const LaunchedPasses l = launched(p);
   const int gpus = s.reference->gpus;
   const GroupShape dp{.ranks = gpus, .nodes = 1, .ranks_per_node = gpus};
   const std::vector<GradientBucket> buckets = bucket_layout(s, compute, scaled(p.backward_s, scale), gpus);
@@ -232,18 +218,19 @@ WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel
   const LayerGraph& g = s.layer_model->graph;
   const LayerModelPass p = layer_model_pass(s, compute);
   const double scale = reference_compute_scale(s, compute);
-  const LaunchedPasses l = launched(p, s.training.cuda_graphs);
+  const LaunchedPasses l = launched(p);
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();
   in.collective_sm_share = compute.device().collective_sm_share(nccl_collective_channels(s.cluster.topology.node));
-  in.forward.push_back({l.forward_s * scale, p.forward_flops, sharded_lookup_exchange(s)});
-  in.backward.push_back({l.backward_s * scale, p.backward_flops, sharded_lookup_exchange(s)});
+  in.forward.push_back({l.forward_s * scale, p.forward_flops, sharded_lookup_exchange(s), p.forward_classes.scaled(scale)});
+  in.backward.push_back({l.backward_s * scale, p.backward_flops, sharded_lookup_exchange(s), p.backward_classes.scaled(scale)});
   in.backward_weight.push_back({});  // no split backward (zero-bubble) without a pipeline
   in.gradient_bytes.push_back(dense_parameters(g) * kLayerModelGradientBytes);
   in.parameter_bytes.push_back(dense_parameters(g) * kLayerModelGradientBytes);
   in.expert_gradient_bytes.push_back(0);
   in.expert_parameter_bytes.push_back(0);
   in.optimizer_s.push_back(p.optimizer_s * scale);
+  in.optimizer_classes.push_back(p.optimizer_classes.scaled(scale));
   // Horovod's cycle counts in wall-clock time: buckets from the scaled backward pass.
   in.gradient_bucket_layout = bucket_layout(s, compute, scaled(p.backward_s, scale), s.parallelism.dp);
   in.host_staged_cpu_Bps = host_staged_cpu_Bps(s);

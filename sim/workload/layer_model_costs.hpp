@@ -22,21 +22,17 @@ double optimizer_bytes_per_parameter(LayerModelOptimizer o);
 // fp32 state the optimizer keeps per parameter: none (SGD), a momentum (4 B), Adam's m and v (8 B).
 double optimizer_state_bytes_per_parameter(LayerModelOptimizer o);
 
-// The forward and backward operators of one layer for `samples` samples with activations of
-// `activation_bytes` per element. Products run as GEMMs (convolutions as implicit GEMMs),
-// attention's as batched GEMMs, the rest streams through memory. Backward: input and weight
-// gradients of a product (two kernels, twice the FLOPs); every layer reads and writes about twice
-// what its forward does.
-Operator layer_forward_operator(const Layer& l, double samples, double activation_bytes);
-Operator layer_backward_operator(const Layer& l, double samples, double activation_bytes);
-
-// One micro-batch through the model on one GPU, at the device model's speed (unscaled).
+// One micro-batch through the model on one GPU, at the device model's speed (unscaled): each
+// layer's kernels as its framework runs them (layer_graph_kernels.hpp; the loss with the last
+// layer), what launching them adds to each pass (launch_model.hpp), and the optimizer step with
+// the step's start and end.
 struct LayerModelPass {
-  std::vector<double> forward_s;   // [layer]
-  std::vector<double> backward_s;  // [layer]
+  std::vector<double> forward_s;   // [layer] kernel time
+  std::vector<double> backward_s;  // [layer] kernel time
+  double forward_launch_s = 0, backward_launch_s = 0;  // gaps and waits on the host, per pass
   double forward_flops = 0, backward_flops = 0;  // matmul FLOPs
   double optimizer_s = 0;
-  int forward_kernels = 0, backward_kernels = 0;
+  KernelClassTimes forward_classes, backward_classes, optimizer_classes;
 };
 LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute);
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernel_launch.hpp"
+#include "launch_model.hpp"
 #include "layer_model_costs.hpp"
 #include "nccl_channels.hpp"
 #include "stage_layout.hpp"
@@ -26,12 +26,13 @@ int gradient_buckets(const ParallelismConfig& p, double gradient_bytes) {
 
 namespace {
 
-// `times` runs of `ops`, launched one kernel at a time or as a CUDA graph (kernel_launch.hpp).
-void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, bool cuda_graphs,
+// `times` runs of `ops`, launched one activity at a time by a host costing `host_s` each, or as a
+// CUDA graph (host_s 0; launch_model.hpp).
+void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& compute, double host_s,
          int times = 1) {
-  double kernels = 0;
-  for (const Operator& op : ops) kernels += op.kernels;
-  pass.compute_s += times * launched_pass_s(sum_time_s(ops, compute), kernels, cuda_graphs);
+  const KernelClassTimes t = launched_pass(ops, compute, host_s, times);
+  pass.classes += t;
+  pass.compute_s += t.total_s();
   pass.flops += times * sum_flops(ops);
 }
 
@@ -111,12 +112,12 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
 ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const RankShape& r, int chunk) {
   const int layers = layers_in_chunk(s, chunk);
   const bool first = chunk == 0, last = chunk == model_chunks(s.parallelism) - 1;
-  const bool graphs = s.training.cuda_graphs;
+  const double host_s = host_launch_s(s.training);
   ChunkPasses c;
-  add(c.forward, layer_forward_ops(r), compute, graphs, layers);
-  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, graphs, layers);
-  add(c.backward, layer_backward_ops(r), compute, graphs, layers);
-  add(c.backward_weight, layer_backward_weight_ops(r), compute, graphs, layers);
+  add(c.forward, layer_forward_ops(r), compute, host_s, layers);
+  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, host_s, layers);
+  add(c.backward, layer_backward_ops(r), compute, host_s, layers);
+  add(c.backward_weight, layer_backward_weight_ops(r), compute, host_s, layers);
   add_tensor_parallel(c, s, r, layers);
   add_context_parallel(c, s, r, layers);
   add_expert_parallel(c, s, r, layers);
@@ -124,16 +125,16 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
   const bool tp_split = s.parallelism.tp > 1;
   const double activation_bytes = tp_allreduce_bytes(r);
   if (first) {
-    add(c.forward, embedding_forward_ops(r), compute, graphs);
-    add(c.backward, embedding_backward_ops(r), compute, graphs);
+    add(c.forward, embedding_forward_ops(r), compute, host_s);
+    add(c.backward, embedding_backward_ops(r), compute, host_s);
     // The vocab-parallel embedding sums its partial lookups (reduce-scatters them with SP).
     if (tp_split)
       add(c.forward, GroupRole::tp, r.sequence_parallel ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1,
           activation_bytes, false);
   }
   if (last) {
-    add(c.forward, logits_forward_ops(r), compute, graphs);
-    add(c.backward, logits_backward_ops(r), compute, graphs);
+    add(c.forward, logits_forward_ops(r), compute, host_s);
+    add(c.backward, logits_backward_ops(r), compute, host_s);
     if (tp_split && r.sequence_parallel) {  // gather the sequence before the LM head, scatter its gradient
       add(c.forward, GroupRole::tp, CollectiveKind::all_gather, 1, activation_bytes, false);
       add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, 1, activation_bytes, false);
@@ -146,7 +147,9 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
 
 }  // namespace
 
-WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
+namespace {
+
+WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
   if (s.layer_model) return layer_model_workload_inputs(s, compute);
   const ParallelismConfig& p = s.parallelism;
   const RankShape r = rank_shape(s);
@@ -175,11 +178,45 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
     in.parameter_bytes.push_back(params.dense * r.elem_bytes);
     in.expert_parameter_bytes.push_back(params.expert * r.elem_bytes);
     const double updated = params.dense / dense_shards + params.expert / expert_shards;
-    const double bytes = updated * optimizer_bytes_per_parameter(s.training.precision, s.training.optimizer);
-    const Operator adam{"adam", OperatorKind::optimizer, 0, bytes};
-    in.optimizer_s.push_back(compute.time_s(adam));
+    KernelClassTimes step = launched_pass(optimizer_step_ops(s, updated), compute, host_launch_s(s.training));
+    step.launch_s += step_overhead_s(s.training);
+    in.optimizer_classes.push_back(step);
+    in.optimizer_s.push_back(step.total_s());
   }
   return in;
+}
+
+}  // namespace
+
+// A GPU at its power limit runs its tensor cores slower the more of its work they fill
+// (DeviceSpec::tensor_clock): priced once at the in-step rate, then again at the clock that the
+// share of matmuls and attention in its passes gives (the steady state that sets its power; the
+// optimizer step, once per iteration, left out).
+WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
+  const WorkloadInputs in = priced_inputs(s, compute);
+  KernelClassTimes t;
+  for (const std::vector<StagePass>* passes : {&in.forward, &in.backward})
+    for (const StagePass& pass : *passes) t += pass.classes;
+  if (t.total_s() <= 0) return in;
+  const double share = (t[OperatorKind::gemm] + t[OperatorKind::attention_gemm]) / t.total_s();
+  const double clock = compute.device().tensor_clock(share);
+  return clock < 1 ? priced_inputs(s, compute.with_tensor_clock(compute.tensor_clock() * clock)) : in;
+}
+
+KernelClassTimes iteration_kernel_classes(const Scenario& s, const WorkloadInputs& in) {
+  const ParallelismConfig& p = s.parallelism;
+  KernelClassTimes busiest;
+  for (int stage = 0; stage < int(in.optimizer_s.size()); ++stage) {
+    KernelClassTimes t;
+    for (int chunk = 0; chunk < int(in.forward.size()); ++chunk) {
+      if (stage_of_chunk(p, chunk) != stage) continue;
+      t += in.forward[size_t(chunk)].classes.scaled(in.micro_batches);
+      t += in.backward[size_t(chunk)].classes.scaled(in.micro_batches);
+    }
+    if (stage < int(in.optimizer_classes.size())) t += in.optimizer_classes[size_t(stage)];
+    if (t.total_s() > busiest.total_s()) busiest = t;
+  }
+  return busiest;
 }
 
 }  // namespace dtsim

@@ -39,6 +39,7 @@ struct StagePass {
   double compute_s = 0;
   double flops = 0;
   std::vector<PassCollective> collectives;
+  KernelClassTimes classes;  // compute_s by class of kernel (empty where a caller set compute_s alone)
 };
 
 // One step of a compressed bucket's exchange on the communication stream: a collective over the
@@ -76,6 +77,7 @@ struct WorkloadInputs {
   std::vector<double> parameter_bytes;         // [stage] dense weights (ZeRO all-gathers them)
   std::vector<double> expert_parameter_bytes;  // [stage]
   std::vector<double> optimizer_s;            // [stage]
+  std::vector<KernelClassTimes> optimizer_classes;  // [stage] optimizer_s by class, the step's start and end included
   double collective_sm_share = 0;             // Workload::collective_sm_share
   // Layer models (one stage): DDP's buckets, each all-reduced over dp beside the rest of the
   // pass as soon as it is ready. Empty: parallelism.overlap_grad_reduce's even buckets.
@@ -86,6 +88,9 @@ struct WorkloadInputs {
 };
 
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
+// One iteration's compute on the GPUs of the stage that computes longest, by class of kernel:
+// every micro-batch's passes of its chunks and its optimizer step (no communication, no waits).
+KernelClassTimes iteration_kernel_classes(const Scenario& s, const WorkloadInputs& in);
 // Rank folding (DESIGN.md "Scale"). Data-parallel blocks are runs of ep replicas (those an
 // expert-parallel group spans; 1 without experts). The blocks holding a GPU of `unfolded_gpus`
 // (those a what-if event reaches) run their own programs; of the others, with `enabled`, only the

@@ -1,0 +1,231 @@
+// torch.compile(model): Inductor keeps cuBLAS for the matmuls and cuDNN for attention and fuses the
+// element-wise work between them into Triton kernels. Read off the H100 trace of the Llama step
+// compiled (tests/data/h100-2026-11-26/traces/llama-1b-s2048-mb4-compiled): per layer the residual
+// add, the norm and the cast to bf16 in one kernel, each weight's cast in its own, RoPE in one
+// kernel per q and k, SiLU x gate in one; backward the same fusions, the weight gradients cast up
+// by vectorized Triton kernels (near the streaming rate, where eager's unrolled copies reach half).
+// The loss computed outside the compiled model and the optimizer run eagerly (eager_kernels.cpp).
+#include "framework_kernels.hpp"
+#include "kernel_builders.hpp"
+
+namespace dtsim {
+
+namespace {
+
+class Kernels {
+ public:
+  explicit Kernels(const RankShape&) {}
+  void add(Operator op) { ops_.push_back(op); }
+  void mem(const char* name, MemoryAccess a, double bytes, int kernels = 1) { add(memory_op(name, a, bytes, kernels)); }
+  void weight_mem(const char* name, MemoryAccess a, double bytes) {
+    Operator op = memory_op(name, a, bytes);
+    op.weight_gradient = true;
+    add(op);
+  }
+  std::vector<Operator> take() { return std::move(ops_); }
+
+ private:
+  std::vector<Operator> ops_;
+};
+
+double e_of(const RankShape& r) { return r.elem_bytes; }
+
+Operator matmul(const char* name, double m, double k, double n, const RankShape& r) {
+  Operator op = gemm(name, m, k, n, r.elem_bytes);
+  op.kernels = kCublasGemmActivities;
+  return op;
+}
+
+struct Matmul {
+  const char* name;
+  double m, k, n;
+};
+
+// Under autocast each weight is cast by a kernel of its own (its bias with it).
+void matmul_forward(Kernels& k, const RankShape& r, const Matmul& m) {
+  if (r.autocast) k.mem("weight_cast", MemoryAccess::streaming, m.k * m.n * (4 + e_of(r)));
+  k.add(matmul(m.name, m.m, m.k, m.n, r));
+}
+
+void matmul_backward(Kernels& k, const RankShape& r, const Matmul& m) {
+  const Operator fwd = matmul(m.name, m.m, m.k, m.n, r);
+  k.add(gemm_dgrad(fwd));
+  k.add(gemm_wgrad(fwd));
+  if (r.bias) k.weight_mem("bias_grad", MemoryAccess::norm_backward, m.m * m.n * e_of(r));
+  if (r.autocast) k.weight_mem("weight_grad_cast", MemoryAccess::streaming, m.k * m.n * (e_of(r) + 4));
+  if (r.micro_batches > 1) {
+    const double grad = r.autocast ? 4 : e_of(r);
+    const double later_share = double(r.micro_batches - 1) / r.micro_batches;
+    k.weight_mem("grad_accumulate", MemoryAccess::streaming, 3 * grad * m.k * m.n * later_share);
+  }
+}
+
+// The residual add, the norm and the bf16 cast of its output in one kernel: read the stream and
+// the branch, write the stream and the normalized bf16 tensor.
+void add_norm(Kernels& k, const RankShape& r) {
+  const double th = r.tokens() * r.hidden;
+  k.mem("add_norm", MemoryAccess::normalization, th * (2 * r.stream_bytes() + 2 * e_of(r)));
+}
+
+// Its backward, summing the gradients of the `inputs` matmuls the norm fed into the stream's
+// gradient: read them and the stream's, write the stream's; then the weight gradient's partial
+// sums reduced.
+void add_norm_backward(Kernels& k, const RankShape& r, int inputs) {
+  const double th = r.tokens() * r.hidden;
+  k.mem("add_norm_backward", MemoryAccess::norm_backward, th * (inputs * e_of(r) + 2 * r.stream_bytes()));
+  k.weight_mem("norm_weight_grad", MemoryAccess::normalization, 512 * r.hidden * 4);
+}
+
+std::vector<Matmul> qkv_matmuls(const RankShape& r) {
+  const double t = r.tokens(), h = r.hidden, q = r.heads * r.head_dim, kv = r.kv_heads * r.head_dim;
+  if (r.fused_qkv) return {{"qkv", t, h, q + 2 * kv}};
+  return {{"q", t, h, q}, {"k", t, h, kv}, {"v", t, h, kv}};
+}
+
+std::vector<Matmul> up_matmuls(const RankShape& r) {
+  const double m = r.moe.enabled() ? r.expert_tokens() : r.tokens(), f = r.moe.enabled() ? r.expert_ffn : r.ffn;
+  if (r.mlp == MlpKind::swiglu) return {{"mlp_gate", m, r.hidden, f}, {"mlp_up", m, r.hidden, f}};
+  return {{"mlp_fc1", m, r.hidden, f}};
+}
+
+Matmul down_matmul(const RankShape& r) {
+  const double m = r.moe.enabled() ? r.expert_tokens() : r.tokens(), f = r.moe.enabled() ? r.expert_ffn : r.ffn;
+  return {"mlp_down", m, f, r.hidden};
+}
+
+// RoPE on q or k in one kernel (read bf16, write bf16); the same backward.
+void rope(Kernels& k, const RankShape& r, double heads, const char* name) {
+  k.mem(name, MemoryAccess::unrolled, 2 * r.tokens() * heads * r.head_dim * e_of(r));
+}
+
+std::vector<Operator> layer_forward(const RankShape& r) {
+  Kernels k(r);
+  const double t = r.tokens(), e = e_of(r);
+  add_norm(k, r);
+  for (const Matmul& m : qkv_matmuls(r)) matmul_forward(k, r, m);
+  if (r.fused_qkv) k.mem("qkv_split", MemoryAccess::streaming, 2 * t * qkv_matmuls(r)[0].n * e);
+  if (r.position == PositionKind::rope) {
+    rope(k, r, r.heads, "rope");
+    rope(k, r, r.kv_heads, "rope");
+  }
+  Operator attention = fused_attention(r, AttentionPass::forward);
+  attention.core_attention = true;
+  k.add(attention);
+  if (r.position == PositionKind::rope)
+    k.mem("attention_output_transpose", MemoryAccess::streaming, 2 * t * r.heads * r.head_dim * e);
+  matmul_forward(k, r, {"attention_out", t, r.heads * r.head_dim, r.hidden});
+  add_norm(k, r);
+  if (r.moe.enabled()) {
+    matmul_forward(k, r, {"router", t, r.hidden, double(r.moe.experts)});
+    k.mem("router_permute", MemoryAccess::strided, 2 * r.expert_tokens() * r.hidden * e, 2);
+  }
+  for (const Matmul& m : up_matmuls(r)) matmul_forward(k, r, m);
+  const Matmul down = down_matmul(r);
+  k.mem(r.mlp == MlpKind::swiglu ? "silu_multiply" : "gelu", MemoryAccess::streaming,
+        (r.mlp == MlpKind::swiglu ? 3 : 2) * down.m * down.k * e);
+  matmul_forward(k, r, down);
+  if (r.moe.enabled()) k.mem("token_unpermute", MemoryAccess::strided, 2 * down.m * r.hidden * e);
+  std::vector<Operator> ops = k.take();
+  if (r.fp8_gemms) {
+    const std::vector<Operator> casts = fp8_casts(ops, Fp8Cast::inputs, r.fp8_recipe);
+    ops.insert(ops.end(), casts.begin(), casts.end());
+  }
+  return ops;
+}
+
+std::vector<Operator> layer_backward(const RankShape& r) {
+  Kernels k(r);
+  const double t = r.tokens(), e = e_of(r);
+  const Matmul down = down_matmul(r);
+  // Under autocast the stream's fp32 gradient is cast down for each branch (as eagerly).
+  if (r.autocast) k.mem("residual_grad_cast", MemoryAccess::streaming, t * r.hidden * (4 + e));
+  if (r.moe.enabled()) k.mem("token_unpermute_grad", MemoryAccess::strided, 2 * down.m * r.hidden * e);
+  matmul_backward(k, r, down);
+  k.mem(r.mlp == MlpKind::swiglu ? "silu_multiply_backward" : "gelu_backward", MemoryAccess::streaming,
+        (r.mlp == MlpKind::swiglu ? 5 : 3) * down.m * down.k * e);
+  for (const Matmul& m : up_matmuls(r)) matmul_backward(k, r, m);
+  if (r.moe.enabled()) {
+    k.mem("router_permute_grad", MemoryAccess::strided, 2 * r.expert_tokens() * r.hidden * e, 2);
+    matmul_backward(k, r, {"router", t, r.hidden, double(r.moe.experts)});
+  }
+  add_norm_backward(k, r, int(up_matmuls(r).size()));
+  if (r.autocast) k.mem("residual_grad_cast", MemoryAccess::streaming, t * r.hidden * (4 + e));
+  matmul_backward(k, r, {"attention_out", t, r.heads * r.head_dim, r.hidden});
+  Operator attention = fused_attention(r, AttentionPass::backward);
+  attention.core_attention = true;
+  k.add(attention);
+  if (r.position == PositionKind::rope) {
+    rope(k, r, r.heads, "rope_backward");
+    rope(k, r, r.kv_heads, "rope_backward");
+    k.mem("head_transpose_grad", MemoryAccess::streaming, 2 * t * (r.heads + r.kv_heads) * r.head_dim * e, 2);
+  }
+  if (r.fused_qkv) k.mem("qkv_grad_concat", MemoryAccess::streaming, 2 * t * qkv_matmuls(r)[0].n * e);
+  for (const Matmul& m : qkv_matmuls(r)) matmul_backward(k, r, m);
+  add_norm_backward(k, r, int(qkv_matmuls(r).size()));
+  std::vector<Operator> ops = k.take();
+  if (r.fp8_gemms) {
+    const std::vector<Operator> casts = fp8_casts(layer_forward(r), Fp8Cast::output_gradients, r.fp8_recipe);
+    ops.insert(ops.end(), casts.begin(), casts.end());
+  }
+  return ops;
+}
+
+// The lookup fused with the first norm; learned positions added in the same kernel.
+std::vector<Operator> embedding_forward(const RankShape& r) {
+  Kernels k(r);
+  k.mem("embedding_gather", MemoryAccess::streaming, 2 * r.tokens() * r.hidden * r.stream_bytes());
+  return k.take();
+}
+
+// The table's gradient zeroed and scattered in one kernel; a tied table's gradient added to the
+// LM head's bf16 one, cast up in the same kernel.
+std::vector<Operator> embedding_backward(const RankShape& r) {
+  Kernels k(r);
+  const double table = r.vocab * r.hidden, grad = r.autocast ? 4 : e_of(r);
+  k.mem("embedding_dense_backward", MemoryAccess::fill, table * grad);
+  if (r.tied_embeddings) k.weight_mem("tied_grad_sum", MemoryAccess::streaming, table * (e_of(r) + 2 * grad));
+  return k.take();
+}
+
+// Inside the model: the final norm and the LM head (its weight's cast a kernel of its own); the
+// loss outside it runs eagerly, as eager_kernels.cpp's.
+std::vector<Operator> logits_forward(const RankShape& r) {
+  Kernels k(r);
+  const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
+  k.mem("final_norm", MemoryAccess::normalization, th * (r.stream_bytes() + e));
+  if (r.autocast) k.mem("weight_cast", MemoryAccess::streaming, r.vocab * r.hidden * (4 + e));
+  Operator head = matmul("logits", r.tokens(), r.hidden, r.vocab, r);
+  head.working_precision_gemm = true;
+  k.add(head);
+  if (e < 4) k.mem("logits_upcast", MemoryAccess::unrolled, tv * (e + 4));
+  k.mem("log_softmax", MemoryAccess::softmax, 12 * tv);
+  k.mem("nll_loss", MemoryAccess::streaming, r.tokens() * 12);
+  return k.take();
+}
+
+std::vector<Operator> logits_backward(const RankShape& r) {
+  Kernels k(r);
+  const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
+  k.mem("nll_loss_grad_zero", MemoryAccess::fill, 4 * tv, 2);
+  k.mem("nll_loss_backward", MemoryAccess::streaming, r.tokens() * 12);
+  k.mem("log_softmax_backward", MemoryAccess::softmax, 12 * tv);
+  if (e < 4) k.mem("logits_grad_cast", MemoryAccess::streaming, tv * (4 + e));
+  Operator head = matmul("logits", r.tokens(), r.hidden, r.vocab, r);
+  head.working_precision_gemm = true;
+  k.add(gemm_dgrad(head));
+  k.add(gemm_wgrad(head));
+  if (r.autocast && !r.tied_embeddings)
+    k.weight_mem("weight_grad_cast", MemoryAccess::streaming, r.vocab * r.hidden * (e + 4));
+  k.mem("final_norm_backward", MemoryAccess::norm_backward, th * (e + 2 * r.stream_bytes()));
+  return k.take();
+}
+
+}  // namespace
+
+const FrameworkKernels& compiled_kernels() {
+  static const FrameworkKernels k{layer_forward,      layer_backward, nullptr,        embedding_forward,
+                                  embedding_backward, logits_forward, logits_backward};
+  return k;
+}
+
+}  // namespace dtsim

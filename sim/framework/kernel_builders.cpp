@@ -1,0 +1,103 @@
+#include "kernel_builders.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+
+namespace dtsim {
+
+double n_tile_utilization(double n) {
+  constexpr double kTile = 128;
+  return n >= kTile || n <= 0 ? 1.0 : n / kTile;
+}
+
+Operator gemm(const char* name, double m, double k, double n, double elem_bytes) {
+  Operator op{name, OperatorKind::gemm, 2 * m * k * n, (m * k + k * n + m * n) * elem_bytes, n_tile_utilization(n)};
+  op.m = m, op.n = n, op.k = k;
+  return op;
+}
+
+namespace {
+// A backward GEMM as large as the forward (its operands and output are the forward's three
+// tensors in another order).
+Operator backward_gemm_of(const Operator& fwd, double gemms) {
+  Operator op{fwd.name, fwd.kind, gemms * fwd.flops, gemms * fwd.bytes, fwd.tile_utilization};
+  op.working_precision_gemm = fwd.working_precision_gemm;
+  op.m = fwd.m, op.n = fwd.n, op.k = fwd.k;
+  op.kernels = int(gemms) * std::max(1, fwd.kernels);
+  return op;
+}
+}  // namespace
+
+Operator gemm_dgrad(const Operator& fwd) { return backward_gemm_of(fwd, 1); }
+
+Operator gemm_wgrad(const Operator& fwd) {
+  Operator op = backward_gemm_of(fwd, 1);
+  op.weight_gradient = true;
+  return op;
+}
+
+Operator gemm_backward(const Operator& fwd) { return backward_gemm_of(fwd, 2); }
+
+Operator memory_op(const char* name, MemoryAccess access, double bytes, int kernels) {
+  Operator op{name, OperatorKind::elementwise, 0, bytes};
+  op.access = access;
+  op.kernels = kernels;
+  return op;
+}
+
+Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels) {
+  Operator op{name, OperatorKind::optimizer, 0, bytes};
+  op.access = access;
+  op.kernels = kernels;
+  return op;
+}
+
+double head_dim_tile_utilization(double head_dim) {
+  constexpr double kTile = 64;
+  return head_dim / (kTile * std::ceil(head_dim / kTile));
+}
+
+double fused_attention_flops(const RankShape& r, AttentionPass pass) {
+  const double forward = 4 * r.batch * r.heads * r.seq * r.kv_seq * r.head_dim * (r.causal ? 0.5 : 1.0);
+  return pass == AttentionPass::forward ? forward : 2.5 * forward;
+}
+
+Operator fused_attention(const RankShape& r, AttentionPass pass) {
+  const double q_elements = r.batch * r.seq * r.heads * r.head_dim;
+  const double kv_elements = r.batch * r.kv_seq * r.kv_heads * r.head_dim;
+  // Forward reads Q, K, V and writes O; backward reads those and dO and writes dQ, dK, dV.
+  const double elements = pass == AttentionPass::forward ? 2 * q_elements + 2 * kv_elements
+                                                         : 4 * q_elements + 4 * kv_elements;
+  Operator op{pass == AttentionPass::forward ? "fused_attention" : "fused_attention_backward",
+              OperatorKind::attention_gemm, fused_attention_flops(r, pass), elements * r.elem_bytes,
+              head_dim_tile_utilization(r.head_dim)};
+  op.kernel_efficiency =
+      fused_attention_efficiency(r.attention, pass, r.causal, r.kv_seq, r.head_dim, *r.device);
+  // cuDNN's backward runs three helper kernels beside the main one (dO.O, dQ's conversion, the
+  // KV heads' reduction), and each pass a memset (the H100 traces).
+  op.kernels = pass == AttentionPass::forward ? 2 : 5;
+  return op;
+}
+
+bool is_fused_attention(const Operator& op) {
+  return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
+}
+
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe) {
+  std::vector<Operator> casts;
+  for (const Operator& op : forward) {
+    if (op.kind != OperatorKind::gemm || op.working_precision_gemm) continue;
+    const double elements = op.m * (which == Fp8Cast::inputs ? op.k : op.n);
+    casts.push_back(memory_op(which == Fp8Cast::inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad",
+                              MemoryAccess::streaming, fp8_cast_transpose_bytes_per_element(recipe) * elements));
+  }
+  return casts;
+}
+
+int multi_tensor_launches(double parameters) {
+  constexpr double kElementsPerLaunch = 320.0 * 65536;
+  return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));
+}
+
+}  // namespace dtsim

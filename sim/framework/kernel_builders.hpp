@@ -1,0 +1,58 @@
+#pragma once
+// Building blocks of the frameworks' kernel lists: GEMMs and their backward GEMMs, fused attention,
+// memory-bound kernels with their access pattern, and the cuBLAS and cast conventions they share.
+#include <vector>
+
+#include "compute_model.hpp"
+#include "rank_shape.hpp"
+
+namespace dtsim {
+
+// A cuBLAS GEMM on Hopper and Ampere is two GPU activities: the matmul kernel and a memset of its
+// workspace (the H100 traces: 285 memsets beside 339 GEMMs in the Llama step).
+inline constexpr int kCublasGemmActivities = 2;
+
+// A GEMM [m x k] x [k x n]: 2mkn FLOPs, reads both inputs and writes the output once. Its
+// tensor-core tiles are 128 wide along n, so a narrower output wastes the rest of each tile: the
+// traced ResNet-50's 3x3 convolutions to 64 channels ran at half the rate of those to 128 and more
+// (146 us where full tiles give 101; n_tile_utilization).
+Operator gemm(const char* name, double m, double k, double n, double elem_bytes);
+double n_tile_utilization(double n);
+// Its input gradient [m x n] x [n x k] (dgrad) and weight gradient [k x m] x [m x n] (wgrad), each
+// as large as the forward and in its precision; both, one after the other.
+Operator gemm_dgrad(const Operator& fwd);
+Operator gemm_wgrad(const Operator& fwd);
+Operator gemm_backward(const Operator& fwd);
+
+// A memory-bound kernel (or `kernels` of them) moving `bytes` (read + written).
+Operator memory_op(const char* name, MemoryAccess access, double bytes, int kernels = 1);
+// A pass of the optimizer step over the parameters, in `kernels` multi-tensor launches.
+Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels);
+
+// Attention's batched GEMMs have head_dim as their inner (QK^T) or output (PV) dimension. Tensor-core
+// kernels work in tiles of 64 along it, so a head_dim of 96 runs as 128: utilization
+// head_dim / (64 * ceil(head_dim / 64)) (NVIDIA's "tile quantization").
+double head_dim_tile_utilization(double head_dim);
+// One fused attention kernel (flash2, cudnn) for one pass, at its measured or published rate.
+Operator fused_attention(const RankShape& r, AttentionPass pass);
+bool is_fused_attention(const Operator& op);
+// A fused attention kernel's FLOPs as FlashAttention's benchmarks count them: forward
+// 4*b*heads*s_q*s_kv*head_dim, halved under a causal mask; backward 2.5x the forward (five
+// matmuls to the forward's two, QK^T recomputed).
+double fused_attention_flops(const RankShape& r, AttentionPass pass);
+
+// FP8 GEMMs as Transformer Engine and torchao run them: every GEMM input activation [m x k] and,
+// in the backward, every output gradient [m x n] is cast to FP8 together with a transposed copy,
+// at the recipe's bytes per element (precision.hpp). TE fuses some of these casts into the
+// LayerNorm and GELU kernels before them, saving the bf16 read; dtsim counts them unfused.
+// Weights are cast once per iteration (TE's first-micro-batch cache) and are left out.
+// The casts of the GEMMs among `forward` (working-precision GEMMs excepted), of their inputs
+// [m x k] or of their output gradients [m x n].
+enum class Fp8Cast { inputs, output_gradients };
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe);
+
+// PyTorch's multi-tensor kernels (torch/csrc/.../MultiTensorApply.cuh) launch at most 320 blocks
+// of 65,536 elements: one launch per 20,971,520 parameters.
+int multi_tensor_launches(double parameters);
+
+}  // namespace dtsim

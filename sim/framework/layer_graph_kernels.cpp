@@ -1,0 +1,286 @@
+#include "layer_graph_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_builders.hpp"
+#include "rank_shape.hpp"
+
+namespace dtsim {
+
+namespace {
+
+Operator streaming(const char* name, double bytes, int kernels = 1) {
+  return memory_op(name, MemoryAccess::streaming, bytes, kernels);
+}
+
+Operator weight_work(Operator op) {
+  op.weight_gradient = true;
+  return op;
+}
+
+// A product layer as the GEMM it runs: a linear layer [samples x in] x [in x out] over each
+// sample's positions; a convolution as cuDNN's implicit GEMM, m = samples x output positions,
+// n = output channels, k = input channels x kernel area (from its multiply-accumulates,
+// parameters and outputs: k = MACs / outputs, n = weights / k).
+Operator product(const Layer& l, const LayerGraphRun& run) {
+  const double k_dim = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
+  double n = 0, m = 0, k = 0;
+  if (l.kind == LayerKind::linear && l.input_elements > 0 && l.output_elements > 0) {
+    // Per sample: positions x in -> positions x out; positions = MACs / (in x out).
+    const double in_out = l.forward_macs > 0 ? l.forward_macs : l.input_elements * l.output_elements;
+    const double positions = std::max(1.0, std::round(l.input_elements * l.output_elements / in_out));
+    k = l.input_elements / positions, n = l.output_elements / positions, m = run.samples * positions;
+  } else if (k_dim > 0) {
+    k = k_dim;
+    n = std::max(1.0, std::round(l.parameters / k_dim));
+    m = run.samples * l.output_elements / n;
+  }
+  Operator op = gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
+  op.flops = 2 * l.forward_macs * run.samples;  // exactly the layer's products
+  op.kernels = kCublasGemmActivities;
+  if (l.kind == LayerKind::convolution) {
+    // An implicit GEMM reads the feature map, not its k-fold unfolded copy.
+    op.bytes = (l.input_elements + l.output_elements) * run.samples * run.elem_bytes + l.parameters * run.elem_bytes;
+  }
+  return op;
+}
+
+// cuDNN's tensor-core convolutions take input channels in multiples of 8; others (an RGB image's 3)
+// are padded by a kernel of their own and run on a slow fallback: the traced ResNet-50's 7x7 stem
+// (3 channels) took 1534.5 us forward and 882.1 us for its weight gradient, 0.040 and 0.069 of the
+// bf16 peak, and 109.9 us for each of its two padding kernels.
+constexpr double kUnalignedConvForwardEfficiency = 0.040, kUnalignedConvWgradEfficiency = 0.069;
+bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolution && l.in_channels % 8 != 0; }
+
+Operator unaligned(Operator op, double efficiency) {
+  op.kernel_efficiency = efficiency;  // measured as a whole: no tile or memory term of its own
+  op.tile_utilization = 1;
+  return op;
+}
+
+Operator channel_padding(const Layer& l, const LayerGraphRun& run) {
+  const double padded = std::ceil(l.in_channels / 8.0) * 8;
+  return streaming("channel_padding", l.input_elements * run.samples * run.elem_bytes * (1 + padded / l.in_channels));
+}
+
+// Under autocast a normalization over features (LayerNorm) outputs fp32, so the linear after it
+// casts its input; BatchNorm, activations and pooling keep the input's bf16.
+bool fp32_input(const Layer* previous, const LayerGraphRun& run) {
+  return run.autocast && previous && previous->kind == LayerKind::normalization && !previous->batch_statistics;
+}
+
+// The fused attention kernel for an encoder layer (no causal mask).
+RankShape attention_shape(const Layer& l, const LayerGraphRun& run) {
+  RankShape r;
+  r.batch = run.samples;
+  r.seq = r.kv_seq = l.tokens;
+  r.heads = r.kv_heads = l.heads;
+  const double hidden = (l.output_elements - double(l.heads) * l.tokens * l.tokens) / l.tokens;
+  r.head_dim = hidden / l.heads;
+  r.hidden = hidden;
+  r.elem_bytes = run.elem_bytes;
+  r.attention = run.attention;
+  r.causal = false;
+  r.device = run.device;
+  return r;
+}
+
+bool unfused_attention(const LayerGraphRun& run) { return run.attention == AttentionKernel::unfused; }
+
+// The unfused chain (QK^T, scale, softmax, dropout left out, PV) for a layer without a fused kernel.
+std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraphRun& run, bool backward) {
+  const RankShape r = attention_shape(l, run);
+  const double scores = r.batch * r.heads * r.seq * r.kv_seq, e = run.elem_bytes, p = run.autocast ? 4 : e;
+  Operator bmm{"attention_gemm", OperatorKind::attention_gemm, l.forward_macs * run.samples,
+               (2 * r.batch * r.seq * r.hidden + scores) * e, head_dim_tile_utilization(r.head_dim)};
+  bmm.kernels = 2 * kCublasGemmActivities;
+  if (!backward) return {bmm, memory_op("attention_softmax", MemoryAccess::softmax, scores * (2 * e + p))};
+  Operator grads = bmm;
+  grads.flops *= 2;
+  return {grads, memory_op("attention_softmax_backward", MemoryAccess::softmax, 3 * scores * p)};
+}
+
+}  // namespace
+
+LayerGraphRun layer_graph_run(const Scenario& s) {
+  LayerGraphRun run;
+  run.samples = s.training.micro_batch;
+  run.elem_bytes = element_bytes(working_precision(s.training.precision));
+  run.autocast = s.training.precision != Precision::fp32 &&
+                 resolved_mixed_precision(s.training, s.parallelism.zero_stage) == MixedPrecision::autocast;
+  run.framework = s.training.framework;
+  run.device = find_device(s.cluster.gpu);
+  run.attention = run.device ? resolve_attention_kernel(s.training.attention, *run.device) : AttentionKernel::unfused;
+  return run;
+}
+
+std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
+  const double n = run.samples, e = run.elem_bytes;
+  const double in = l.input_elements * n, out = l.output_elements * n;
+  const double stream = run.autocast ? 4 : e;  // a transformer's residual stream under autocast
+  const bool compiled = run.framework == Framework::torch_compile;
+  std::vector<Operator> ops;
+  switch (l.kind) {
+    case LayerKind::convolution:
+    case LayerKind::linear: {
+      const double weights = l.parameters;
+      if (run.autocast) ops.push_back(streaming("weight_cast", weights * (4 + e)));
+      if (run.autocast && (!previous || fp32_input(previous, run))) ops.push_back(streaming("input_cast", in * (4 + e)));
+      if (unaligned_channels(l)) {
+        ops.push_back(channel_padding(l, run));
+        ops.push_back(unaligned(product(l, run), kUnalignedConvForwardEfficiency));
+      } else {
+        ops.push_back(product(l, run));
+      }
+      break;
+    }
+    case LayerKind::attention: {
+      if (unfused_attention(run)) return unfused_attention_kernels(l, run, false);
+      const RankShape r = attention_shape(l, run);
+      // The fused projection's output split into heads by a copy, then the fused kernel.
+      ops.push_back(memory_op("qkv_split", MemoryAccess::strided, 2 * 3 * r.batch * r.seq * r.hidden * e));
+      ops.push_back(fused_attention(r, AttentionPass::forward));
+      break;
+    }
+    case LayerKind::normalization:
+      if (l.batch_statistics) {
+        ops.push_back(memory_op("batch_norm_statistics", MemoryAccess::batch_norm_statistics, in * e));
+        ops.push_back(memory_op("batch_norm_transform", MemoryAccess::normalization, (in + out) * e));
+        ops.push_back(streaming("running_statistics", l.parameters * 16));
+      } else {
+        ops.push_back(memory_op("layer_norm", MemoryAccess::normalization, in * stream + out * stream));
+      }
+      break;
+    case LayerKind::activation:
+      if (!compiled || !l.in_place) ops.push_back(streaming(l.in_place ? "relu_" : "activation", (in + out) * e));
+      break;
+    case LayerKind::pooling:
+      // Max pooling also writes its argmax (int64) for the backward pass.
+      ops.push_back(memory_op("pool", MemoryAccess::strided, in * e + out * (e + (l.argmax ? 8 : 0))));
+      break;
+    case LayerKind::elementwise:
+      // A residual sum; a transformer's fp32 stream plus a bf16 branch promotes under autocast.
+      if (compiled && l.in_place) break;
+      if (l.in_place) ops.push_back(streaming("residual_add_", 3 * out * e));
+      else if (run.autocast) ops.push_back(memory_op("residual_add", MemoryAccess::promoting, out * (2 * stream + e)));
+      else ops.push_back(streaming("residual_add", 3 * out * e));
+      break;
+    case LayerKind::embedding:
+      if (l.sharded || out > 0) ops.push_back(streaming("embedding_gather", 2 * out * (run.autocast ? 4 : e)));
+      else if (l.parameters > 0) ops.push_back(streaming("parameter_add", 3 * l.parameters * n * stream));
+      break;
+  }
+  return ops;
+}
+
+std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
+  const double n = run.samples, e = run.elem_bytes;
+  const double in = l.input_elements * n, out = l.output_elements * n;
+  const double stream = run.autocast ? 4 : e;
+  const bool first = previous == nullptr;
+  const bool compiled = run.framework == Framework::torch_compile;
+  std::vector<Operator> ops;
+  switch (l.kind) {
+    case LayerKind::convolution:
+    case LayerKind::linear: {
+      const Operator fwd = product(l, run);
+      if (!first) ops.push_back(gemm_dgrad(fwd));  // the data needs no gradient
+      if (unaligned_channels(l)) {
+        ops.push_back(channel_padding(l, run));
+        ops.push_back(unaligned(gemm_wgrad(fwd), kUnalignedConvWgradEfficiency));
+      } else {
+        ops.push_back(gemm_wgrad(fwd));
+      }
+      if (run.autocast) {
+        if (!first && fp32_input(previous, run))
+          ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
+        ops.push_back(weight_work(memory_op("weight_grad_cast", MemoryAccess::unrolled, l.parameters * (e + 4))));
+      }
+      break;
+    }
+    case LayerKind::attention: {
+      if (unfused_attention(run)) return unfused_attention_kernels(l, run, true);
+      const RankShape r = attention_shape(l, run);
+      ops.push_back(fused_attention(r, AttentionPass::backward));
+      ops.push_back(memory_op("qkv_grad_stack", MemoryAccess::strided, 2 * 3 * r.batch * r.seq * r.hidden * e));
+      break;
+    }
+    case LayerKind::normalization:
+      if (l.batch_statistics) {
+        ops.push_back(memory_op("batch_norm_backward_reduce", MemoryAccess::norm_backward, 2 * out * e));
+        ops.push_back(memory_op("batch_norm_backward_elementwise", MemoryAccess::normalization, 3 * out * e));
+      } else {
+        ops.push_back(memory_op("layer_norm_backward", MemoryAccess::norm_backward, 3 * out * stream));
+        ops.push_back(weight_work(memory_op("layer_norm_weight_grad", MemoryAccess::normalization, 2 * out * stream)));
+      }
+      break;
+    case LayerKind::activation:
+      if (!compiled || !l.in_place) ops.push_back(streaming(l.in_place ? "threshold_backward" : "activation_backward", 3 * out * e));
+      break;
+    case LayerKind::pooling:
+      // The input's gradient zeroed, then the output's scattered into it (through the argmax).
+      ops.push_back(memory_op("pool_grad_zero", MemoryAccess::fill, in * e));
+      ops.push_back(memory_op("pool_backward", MemoryAccess::strided, in * e + out * (e + (l.argmax ? 8 : 0))));
+      break;
+    case LayerKind::elementwise:
+      // Its gradient goes to both summands; autograd sums the two branches' gradients where they
+      // fork (a transformer's under autocast: the branch's cast down to bf16).
+      if (compiled && l.in_place) break;
+      if (run.autocast && !l.in_place) ops.push_back(streaming("residual_grad_cast", out * (4 + e)));
+      ops.push_back(streaming("grad_sum", 3 * out * (l.in_place ? e : stream)));
+      break;
+    case LayerKind::embedding:
+      if (l.sharded) {
+        // FBGEMM's table-batched backward updates the looked-up rows in place (sparse gradients,
+        // the optimizer's row state read and written beside each row).
+        ops.push_back(memory_op("embedding_row_update", MemoryAccess::strided, out * (e + 3 * 4)));
+      } else if (out > 0) {
+        const double table = l.parameters, grad = run.autocast ? 4 : e;
+        ops.push_back(memory_op("embedding_grad_zero", MemoryAccess::fill, table * grad));
+        ops.push_back(memory_op("embedding_grad_scatter", MemoryAccess::strided, 2 * out * grad, 2));
+      } else if (l.parameters > 0) {
+        ops.push_back(weight_work(memory_op("parameter_grad", MemoryAccess::norm_backward, l.parameters * n * stream)));
+      }
+      break;
+  }
+  return ops;
+}
+
+std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run) {
+  if (g.layers.empty()) return {};
+  const double logits = g.layers.back().output_elements * run.samples, e = run.elem_bytes;
+  std::vector<Operator> ops;
+  if (e < 4) ops.push_back(memory_op("logits_upcast", MemoryAccess::unrolled, logits * (e + 4)));
+  ops.push_back(memory_op("log_softmax", MemoryAccess::softmax, 12 * logits));
+  ops.push_back(streaming("nll_loss", run.samples * 12));
+  return ops;
+}
+
+std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run) {
+  if (g.layers.empty()) return {};
+  const double logits = g.layers.back().output_elements * run.samples, e = run.elem_bytes;
+  std::vector<Operator> ops;
+  ops.push_back(memory_op("nll_loss_grad_zero", MemoryAccess::fill, 4 * logits, 2));
+  ops.push_back(memory_op("log_softmax_backward", MemoryAccess::softmax, 12 * logits));
+  if (e < 4) ops.push_back(streaming("logits_grad_cast", logits * (4 + e)));
+  return ops;
+}
+
+std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, double parameters) {
+  const double p = parameters;
+  const int launches = multi_tensor_launches(p);
+  switch (o) {
+    case LayerModelOptimizer::sgd:
+      return {optimizer_op("sgd", MemoryAccess::multi_tensor, 24 * p, 2 * launches)};
+    case LayerModelOptimizer::sgd_momentum:
+      return {optimizer_op("sgd_momentum", MemoryAccess::multi_tensor, 44 * p, 4 * launches)};
+    case LayerModelOptimizer::adam:
+      return {optimizer_op("grad_norm", MemoryAccess::multi_tensor, 4 * p, launches),
+              optimizer_op("grad_clip_scale", MemoryAccess::multi_tensor, 8 * p, launches),
+              optimizer_op("adam", MemoryAccess::optimizer_step, 28 * p, launches)};
+  }
+  return {};
+}
+
+}  // namespace dtsim

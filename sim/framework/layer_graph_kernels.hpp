@@ -1,0 +1,42 @@
+#pragma once
+// The kernels eager PyTorch runs for the layers of a layer graph (CNNs, BERT, ViT, a user's own
+// model; layer_graph.hpp), read off the H100 trace of torchvision's ResNet-50 (channels_last,
+// bf16 autocast, cudnn.benchmark; tests/data/h100-2026-11-26/traces) and, for the transformer
+// encoders' layers, the GPT trace (eager_kernels.cpp). docs/frameworks.md lists them.
+#include <vector>
+
+#include "compute_model.hpp"
+#include "device_spec.hpp"
+#include "layer_graph.hpp"
+#include "scenario.hpp"
+
+namespace dtsim {
+
+struct LayerGraphRun {
+  double samples = 1;            // per micro-batch
+  double elem_bytes = 2;         // the working precision's bytes
+  bool autocast = true;          // fp32 weights under torch.autocast (scenario.hpp, MixedPrecision)
+  Framework framework = Framework::pytorch;
+  AttentionKernel attention = AttentionKernel::flash2;  // resolved for the device
+  const DeviceSpec* device = nullptr;
+};
+
+LayerGraphRun layer_graph_run(const Scenario& s);
+
+// One layer's kernels for one micro-batch; `first`: the model's first layer, whose input comes
+// from the data loader (cast, and no input gradient); `previous`: the layer before (null for the
+// first), whose output's dtype decides whether a linear casts its input.
+std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run);
+std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run);
+
+// The loss over the last layer's outputs (cross-entropy in fp32), forward and backward.
+std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run);
+std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run);
+
+// The optimizer step over `parameters` fp32 parameters: torch.optim's foreach SGD (momentum:
+// weight decay, momentum buffer, update; 44 B per parameter in four passes) without clipping, as
+// torchvision's recipes run it; Adam as the fused AdamW after clip_grad_norm_, as the transformer
+// recipes (Hugging Face's Trainer, the traced steps) run it.
+std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, double parameters);
+
+}  // namespace dtsim

@@ -1,0 +1,146 @@
+#include "transformer_ops.hpp"
+
+#include "framework_kernels.hpp"
+
+namespace dtsim {
+
+namespace {
+
+const FrameworkKernels& kernels_of(Framework f) {
+  switch (f) {
+    case Framework::megatron: return megatron_kernels();
+    case Framework::pytorch: return eager_kernels();
+    case Framework::torch_compile: return compiled_kernels();
+  }
+  return megatron_kernels();
+}
+
+const FrameworkKernels& kernels_of(const RankShape& r) { return kernels_of(r.framework); }
+
+// TorchTitan's per-op selective recompute on a framework whose GEMM operators are single matmuls:
+// every second matmul and every other operator but the fused attention kernel (whose output is
+// saved). torchtitan activation_checkpoint.py: "Saves output of all compute ops, except every
+// second mm".
+std::vector<Operator> every_second_matmul(const std::vector<Operator>& forward) {
+  std::vector<Operator> ops;
+  int matmuls = 0;
+  for (const Operator& op : forward) {
+    if (is_fused_attention(op)) continue;
+    if (op.kind == OperatorKind::gemm && ++matmuls % 2 == 1) continue;
+    ops.push_back(op);
+  }
+  return ops;
+}
+
+std::vector<Operator> core_attention(const std::vector<Operator>& forward) {
+  std::vector<Operator> ops;
+  for (const Operator& op : forward)
+    if (op.core_attention) ops.push_back(op);
+  return ops;
+}
+
+std::vector<Operator> only(const std::vector<Operator>& ops, bool weight_gradient) {
+  std::vector<Operator> kept;
+  for (const Operator& op : ops)
+    if (op.weight_gradient == weight_gradient) kept.push_back(op);
+  return kept;
+}
+
+}  // namespace
+
+std::vector<Operator> layer_forward_ops(const RankShape& r) { return kernels_of(r).layer_forward(r); }
+std::vector<Operator> layer_backward_ops(const RankShape& r) { return kernels_of(r).layer_backward(r); }
+std::vector<Operator> layer_backward_input_ops(const RankShape& r) { return only(layer_backward_ops(r), false); }
+std::vector<Operator> layer_backward_weight_ops(const RankShape& r) { return only(layer_backward_ops(r), true); }
+
+std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
+  const FrameworkKernels& k = kernels_of(r);
+  switch (mode) {
+    case Recompute::none: return {};
+    case Recompute::selective: return core_attention(k.layer_forward(r));
+    case Recompute::selective_op:
+      return k.layer_selective_op_recompute ? k.layer_selective_op_recompute(r) : every_second_matmul(k.layer_forward(r));
+    case Recompute::full: return k.layer_forward(r);
+  }
+  return {};
+}
+
+int tp_allreduces_per_layer_recompute(Recompute mode) {
+  return mode == Recompute::full ? kTpAllReducesPerLayerForward : 0;
+}
+
+std::vector<Operator> embedding_forward_ops(const RankShape& r) { return kernels_of(r).embedding_forward(r); }
+std::vector<Operator> embedding_backward_ops(const RankShape& r) { return kernels_of(r).embedding_backward(r); }
+std::vector<Operator> logits_forward_ops(const RankShape& r) { return kernels_of(r).logits_forward(r); }
+std::vector<Operator> logits_backward_ops(const RankShape& r) { return kernels_of(r).logits_backward(r); }
+
+std::vector<Operator> optimizer_step_ops(const Scenario& s, double parameters) {
+  const double p = parameters;
+  const int launches = multi_tensor_launches(p);
+  std::vector<Operator> ops;
+  // clip_grad_norm_(foreach=True): the gradients' norm (read 4 B), a few scalar kernels, then
+  // each gradient scaled (read and write 4 B). Megatron's clip_grad_norm_fp32 does the same.
+  ops.push_back(optimizer_op("grad_norm", MemoryAccess::multi_tensor, 4 * p, launches));
+  ops.push_back(optimizer_op("grad_norm_total", MemoryAccess::multi_tensor, 0, 6));
+  ops.push_back(optimizer_op("grad_clip_scale", MemoryAccess::multi_tensor, 8 * p, launches));
+  // Adam(W) over fp32 gradient, master weight, m and v (4 B each access):
+  // fused: read grad, weight, m, v, write weight, m, v: 28 B in one kernel per launch.
+  // foreach (torch.optim.AdamW's multi-tensor path): weight decay mul_ 8, m lerp_ 12, v mul_ 8 and
+  //   addcmul_ 16 (grad read twice), sqrt 8, div_ 8, add_ eps 8, weight addcdiv_ 16: 84 B in 8 passes.
+  // per_tensor (Composer's DecoupledAdamW): the same with m's mul_ 8 and add_ 12 for lerp_: 92 B in
+  //   9 kernels per parameter tensor, about one tensor per 20M parameters in the models here.
+  switch (s.training.optimizer) {
+    case OptimizerKernels::fused: ops.push_back(optimizer_op("adam", MemoryAccess::optimizer_step, 28 * p, launches)); break;
+    case OptimizerKernels::foreach: ops.push_back(optimizer_op("adam", MemoryAccess::multi_tensor, 84 * p, 8 * launches)); break;
+    case OptimizerKernels::per_tensor: ops.push_back(optimizer_op("adam", MemoryAccess::streaming, 92 * p, 9 * launches)); break;
+  }
+  // Megatron's bf16 optimizer copies the updated fp32 master weights into the working ones (read
+  // 4, write 2 B) and zeroes its fp32 gradient buffer for the next iteration.
+  if (s.training.framework == Framework::megatron && s.training.precision != Precision::fp32) {
+    const double working = element_bytes(working_precision(s.training.precision));
+    ops.push_back(optimizer_op("master_to_working_copy", MemoryAccess::multi_tensor, (4 + working) * p, launches));
+    ops.push_back(optimizer_op("zero_grad_buffer", MemoryAccess::fill, 4 * p, 1));
+  }
+  return ops;
+}
+
+double tp_allreduce_bytes(const RankShape& r) { return r.tokens() * r.hidden * r.elem_bytes; }
+
+double cp_kv_bytes(const RankShape& r) { return 2 * r.batch * r.kv_seq * r.kv_heads * r.head_dim * r.elem_bytes; }
+
+double ep_all_to_all_bytes(const RankShape& r) { return r.expert_tokens() * r.hidden * r.elem_bytes; }
+
+double gradient_element_bytes(Precision p) {
+  // Megatron-LM forces fp32 gradient accumulation and all-reduce for bf16 (and fp8 recipes);
+  // fp16 training reduces in fp16.
+  return p == Precision::fp16 ? 2 : 4;
+}
+
+double sum_flops(const std::vector<Operator>& ops) {
+  double f = 0;
+  for (const Operator& op : ops) f += op.flops;
+  return f;
+}
+
+namespace {
+double iteration_flops(const Scenario& s, bool with_recompute) {
+  RankShape r = rank_shape(s);
+  r.framework = Framework::megatron;  // the same matmuls in every framework
+  if (!with_recompute) {
+    r.moe.capacity_factor = 1;  // model FLOPs count routed tokens, not padding
+    r.attention = AttentionKernel::unfused;  // and the whole score matrix, as the formula does
+  }
+  double per_micro_batch_rank = s.model.layers * (sum_flops(layer_forward_ops(r)) + sum_flops(layer_backward_ops(r)));
+  if (with_recompute) per_micro_batch_rank += s.model.layers * sum_flops(layer_recompute_ops(r, s.training.recompute));
+  per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
+  // Per rank the shapes are 1/tp of the model and 1/cp of the sequence; tp x cp ranks together
+  // do one micro-batch's work.
+  const double micro_batches = double(s.training.global_batch) / s.training.micro_batch;
+  return per_micro_batch_rank * s.parallelism.tp * s.parallelism.cp * micro_batches;
+}
+}  // namespace
+
+double model_flops_per_iteration(const Scenario& s) { return iteration_flops(s, false); }
+double hardware_flops_per_iteration(const Scenario& s) { return iteration_flops(s, true); }
+
+}  // namespace dtsim

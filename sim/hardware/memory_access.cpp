@@ -1,0 +1,115 @@
+#include "memory_access.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace dtsim {
+
+namespace {
+
+using Points = std::vector<std::pair<double, double>>;  // (bytes, fraction of the HBM peak), by size
+
+// Measured on the H100 SXM lent to this project on 2026-11-26 (3.35 TB/s datasheet peak), from
+// the kernels of the traced training steps in tests/data/h100-2026-11-26/traces (PyTorch 2.11,
+// bf16 autocast): bytes read + written by hand from each kernel's tensor shapes, over its time
+// less kMemoryKernelStartupS. The traces name each kernel; the tensors are the steps' (T = 8192
+// tokens, hidden 2048, FFN 8192).
+// - streaming: vectorized_elementwise_kernel: the fp32 -> bf16 cast of a [T, 2048] activation
+//   100.7 MB in 33.9 us (0.94 of the peak), bf16 mul [T, 8192] 402.7 MB in 131.5 us (0.93), SiLU
+//   268.4 MB in 86.6 us (0.95), GeLU 268.4 MB in 89.6 us (0.91), fp32 add_ 201.3 MB in 65.1 us
+//   (0.95), dropout's backward 0.93: 0.93. The cast of the 128256 x 2048 embedding, 1.58 GB in
+//   516 us: 0.92; the tied embedding's fp32 gradient added to the LM head's, 3.15 GB in 1031 us:
+//   0.91; the fp32 -> bf16 cast of the logits' gradient [T, 128256], 6.30 GB in 1026 us: 1.83
+//   (above the peak: the largest tensors, the loss's, were measured faster than HBM can stream
+//   them, here and under unrolled and fill; GPT's 2.5 GB loss tensors were not).
+// - unrolled: unrolled_elementwise_kernel (bf16 -> fp32 copies; RoPE's fp32 backward multiplies
+//   on strided halves run at the same 0.56): [T, 2048] 100.7 MB in 54.5 us
+//   (0.57), an 8192 x 2048 weight gradient in 55.6 us (0.56), the embedding's gradient 1.58 GB in
+//   815 us (0.58), GPT's logits [T, 50304] 2.47 GB in 1306 us (0.57); Llama's logits [T, 128256]
+//   6.30 GB in 1627 us: 1.16.
+// - promoting: the fp32 + bf16 residual add, 167.8 MB in 71.3 us (Llama, 0.72) and 74.1 us (GPT,
+//   0.69): 0.71.
+// - strided: attention's output transposed [T, 2048] bf16 67.1 MB in 51.8 us (0.40), GPT's QKV
+//   split 201.3 MB in 165.4 us (0.37), its gradients stacked in 206.4 us (0.29), RoPE's broadcast
+//   multiply (bf16 x fp32 -> fp32) 50.3 MB in 51.1 us (0.30), its stack 67.1 MB in 58.2 us
+//   (0.36), slice_backward's copy 0.33: 0.35.
+// - normalization: RMSNorm forward fp32 134.2 MB in 50.4 us (0.82), LayerNorm's 57.0 us (0.73);
+//   their weight gradients 53.7 us (0.77) and 60.5 us (0.68): 0.75.
+// - norm_backward: the input gradient, 201.3 MB in 100.7 us (RMSNorm, 0.61) and 101.5 us
+//   (LayerNorm, 0.60); GPT's bias gradients (column sums of [T, 8192] bf16) 0.68: 0.60.
+// - batch_norm_statistics: batch_norm_collect_statistics_channels_last over ResNet-50's bf16
+//   feature maps (the traced ResNet-50 step, batch 256): [256, 256, 56, 56] 411 MB read in 556.7 us
+//   (0.22), [256, 512, 28, 28] 0.21, [256, 1024, 14, 14] 0.18, [256, 64, 56, 56] 0.16,
+//   [256, 64, 112, 112] 0.17, [256, 2048, 7, 7] 0.17: 0.19. (Its other kernels run as the
+//   normalization kinds above: transform_input 0.49-0.67, backward_reduce 0.53-0.71,
+//   backward_elemt 0.59-0.76.)
+// - softmax: log-softmax over [T, 128256] fp32 counted as 12 B per element (two reads and a
+//   write), forward 5545 us (0.68), backward 5705 us (0.66); GPT's [T, 50304] 0.68 and 0.65: 0.67.
+// - fill: zeroing GPT's [T, 50304] fp32 loss gradient, 1.65 GB in 498 us (0.99), the embedding's
+//   gradient 1.05 GB in 318 us (0.99); Llama's [T, 128256] loss gradient, 4.20 GB in 636 us: 1.98.
+// - optimizer_step: fused AdamW, 28 B per parameter: 1.236e9 parameters in 13.69 ms over 60
+//   launches (0.76), GPT's 1.316e9 in 14.28 ms over 64 (0.78): 0.77.
+// - multi_tensor: clip_grad_norm_'s _foreach_norm (4 B per parameter) 1.86 ms (0.84) and
+//   _foreach_mul_ (8 B) 3.66 ms (0.83): 0.83.
+const Points& points(MemoryAccess a) {
+  static const Points streaming = {{1.58e9, 0.93}, {3.15e9, 0.91}, {6.30e9, 1.83}};
+  static const Points unrolled = {{2.47e9, 0.57}, {6.30e9, 1.16}};
+  static const Points promoting = {{1, 0.71}};
+  static const Points strided = {{1, 0.35}};
+  static const Points normalization = {{1, 0.75}};
+  static const Points norm_backward = {{1, 0.60}};
+  static const Points batch_norm_statistics = {{1, 0.19}};
+  static const Points softmax = {{1, 0.67}};
+  static const Points fill = {{1.65e9, 0.99}, {4.20e9, 1.98}};
+  static const Points optimizer_step = {{1, 0.77}};
+  static const Points multi_tensor = {{1, 0.83}};
+  switch (a) {
+    case MemoryAccess::streaming: return streaming;
+    case MemoryAccess::unrolled: return unrolled;
+    case MemoryAccess::promoting: return promoting;
+    case MemoryAccess::strided: return strided;
+    case MemoryAccess::normalization: return normalization;
+    case MemoryAccess::norm_backward: return norm_backward;
+    case MemoryAccess::batch_norm_statistics: return batch_norm_statistics;
+    case MemoryAccess::softmax: return softmax;
+    case MemoryAccess::fill: return fill;
+    case MemoryAccess::optimizer_step: return optimizer_step;
+    case MemoryAccess::multi_tensor: return multi_tensor;
+  }
+  return streaming;
+}
+
+// Piecewise linear in log(bytes) between the points, the end values beyond them.
+double interpolate(const Points& p, double bytes) {
+  if (bytes <= p.front().first) return p.front().second;
+  if (bytes >= p.back().first) return p.back().second;
+  const auto hi = std::upper_bound(p.begin(), p.end(), bytes, [](double b, const auto& q) { return b < q.first; });
+  const auto lo = hi - 1;
+  const double t = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+  return lo->second + t * (hi->second - lo->second);
+}
+
+}  // namespace
+
+const char* to_string(MemoryAccess a) {
+  switch (a) {
+    case MemoryAccess::streaming: return "streaming";
+    case MemoryAccess::unrolled: return "unrolled";
+    case MemoryAccess::promoting: return "promoting";
+    case MemoryAccess::strided: return "strided";
+    case MemoryAccess::normalization: return "normalization";
+    case MemoryAccess::norm_backward: return "norm_backward";
+    case MemoryAccess::batch_norm_statistics: return "batch_norm_statistics";
+    case MemoryAccess::softmax: return "softmax";
+    case MemoryAccess::fill: return "fill";
+    case MemoryAccess::optimizer_step: return "optimizer_step";
+    case MemoryAccess::multi_tensor: return "multi_tensor";
+  }
+  return "?";
+}
+
+double memory_access_efficiency(MemoryAccess a, double bytes) { return interpolate(points(a), bytes); }
+
+}  // namespace dtsim

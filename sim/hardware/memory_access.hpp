@@ -1,0 +1,40 @@
+#pragma once
+// How a memory-bound kernel walks its tensors, which decides the share of HBM bandwidth it
+// reaches: PyTorch's vectorized element-wise kernels stream near the peak, its dtype-converting
+// ones (unrolled, not vectorized) reach about half, permuting and broadcasting copies a third.
+// The shares were measured on an H100 SXM (memory_access.cpp) and are taken as fractions of any
+// GPU's HBM bandwidth until that GPU is measured.
+#include <string>
+
+namespace dtsim {
+
+enum class MemoryAccess {
+  streaming,       // contiguous, one dtype (or PyTorch's fast fp32 -> bf16 cast): add, mul, SiLU, GeLU, dropout
+  unrolled,        // PyTorch's non-vectorized element-wise kernel: bf16/fp16 -> fp32 copies, strided inputs
+  promoting,       // element-wise ops on inputs of two dtypes (fp32 + bf16 -> fp32): the same unrolled kernel
+  strided,         // permuting, concatenating, slicing and broadcasting copies; gathers and scatters
+  normalization,   // LayerNorm/RMSNorm/BatchNorm forward and their weight gradients: row reductions
+  norm_backward,   // the input gradient of a normalization, and bias gradients (column sums)
+  batch_norm_statistics,  // BatchNorm's per-channel mean and variance over a channels-last batch
+  softmax,         // log-softmax over a vocabulary (fp32), forward or backward
+  fill,            // writes only: zeroing or filling a tensor
+  optimizer_step,  // a multi-tensor optimizer update (fused Adam(W), SGD with momentum)
+  multi_tensor,    // other multi-tensor passes over the parameters: norms, scaling (gradient clipping)
+};
+inline constexpr MemoryAccess kMemoryAccesses[] = {
+    MemoryAccess::streaming, MemoryAccess::unrolled,        MemoryAccess::promoting, MemoryAccess::strided,
+    MemoryAccess::normalization, MemoryAccess::norm_backward, MemoryAccess::batch_norm_statistics,
+    MemoryAccess::softmax, MemoryAccess::fill,
+    MemoryAccess::optimizer_step, MemoryAccess::multi_tensor};
+const char* to_string(MemoryAccess a);
+
+// Fraction of the HBM peak a kernel of this access moving `bytes` (read + written) reaches, after
+// its start-up time; above 1 where the measured GPU beat its datasheet peak.
+double memory_access_efficiency(MemoryAccess a, double bytes);
+
+// GPU time every memory-bound kernel takes beyond its bytes / bandwidth: ramping up and draining
+// its thread blocks. Measured on the H100: a cast's time against its size is a line through
+// 1.66 us (vectorized) to 2.05 us (unrolled) at zero bytes; 1.8 us taken.
+inline constexpr double kMemoryKernelStartupS = 1.8e-6;
+
+}  // namespace dtsim

@@ -1,0 +1,183 @@
+// What each framework runs (issue 43): the eager PyTorch, torch.compile and Megatron kernel lists
+// against the kernels of the H100 traces counted by hand, the scenario fields that choose them, a
+// trace summed by class against its measurer's own sums, and the four measured steps predicted.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "device_spec.hpp"
+#include "input_error.hpp"
+#include "kineto_trace.hpp"
+#include "scenario_loader.hpp"
+#include "step_summary.hpp"
+#include "test_support.hpp"
+#include "transformer_ops.hpp"
+#include "validation.hpp"
+
+namespace dtsim {
+namespace {
+
+const std::filesystem::path kH100Dir = test::data_dir() / "h100-2026-11-26";
+
+// The traced Llama step's shape (tests/data/h100-2026-11-26/README.md) as one rank sees it.
+RankShape llama_1b(Framework framework, bool autocast = true) {
+  Scenario s;
+  s.model = transformer_shape("llama-1b", 16, 2048, 32, 8, 8192, 2048, 128256, MlpKind::swiglu);
+  s.training.global_batch = s.training.micro_batch = 4;
+  s.training.framework = framework;
+  s.training.mixed_precision = autocast ? MixedPrecision::autocast : MixedPrecision::master_weights;
+  s.cluster.gpu = "h100-sxm";
+  return rank_shape(s);
+}
+
+std::map<std::string, int> counts(const std::vector<Operator>& ops) {
+  std::map<std::string, int> n;
+  for (const Operator& op : ops) n[op.name] += 1;
+  return n;
+}
+
+double bytes_of(const std::vector<Operator>& ops, const std::string& name) {
+  double b = 0;
+  for (const Operator& op : ops)
+    if (op.name == name) b += op.bytes;
+  return b;
+}
+
+// The traced eager Llama layer's forward (aten::linear's copy_ kernels): every one of its seven
+// linears casts its fp32 weight to bf16 (4 + 2 B per parameter), the five fed by a norm's fp32
+// output (q, k, v, gate, up) their input too; two RMSNorms on the fp32 stream; two residual adds
+// of the bf16 branch into it (4 + 2 + 4 B); SiLU and the gate's multiply; RoPE on q and k.
+TEST(EagerKernels, TheLlamaLayerCastsWeightsAndInputsAsAutocastDoes) {
+  const RankShape r = llama_1b(Framework::pytorch);
+  const std::vector<Operator> f = layer_forward_ops(r);
+  const std::map<std::string, int> n = counts(f);
+  EXPECT_EQ(n.at("weight_cast"), 7);
+  EXPECT_EQ(n.at("input_cast"), 5);
+  EXPECT_EQ(n.at("norm"), 2);
+  EXPECT_EQ(n.at("residual_add"), 2);
+  EXPECT_EQ(n.at("rope_multiply"), 2);  // four broadcast multiplies each for q and k
+  const double t = 8192, h = 2048, f_ = 8192, kv = 512;
+  EXPECT_DOUBLE_EQ(bytes_of(f, "weight_cast"), (2 * h * h + 2 * h * kv + 3 * h * f_) * 6);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "input_cast"), 5 * t * h * 6);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "residual_add"), 2 * t * h * (4 + 2 + 4));
+  EXPECT_DOUBLE_EQ(bytes_of(f, "silu"), t * f_ * 4);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "gate_multiply"), t * f_ * 6);
+  // Backward: every weight gradient cast up (2 + 4 B per parameter), the five cast inputs'
+  // gradients too, and five fp32 sums (q, k, v's into one; gate and up's; each norm's into the stream).
+  const std::map<std::string, int> b = counts(layer_backward_ops(r));
+  EXPECT_EQ(b.at("weight_grad_cast"), 7);
+  EXPECT_EQ(b.at("input_grad_cast"), 5);
+  EXPECT_EQ(b.at("grad_sum"), 5);
+  // With the weights held in bf16 (FSDP2's mixed precision) there is nothing to cast.
+  const std::map<std::string, int> master = counts(layer_forward_ops(llama_1b(Framework::pytorch, false)));
+  EXPECT_EQ(master.count("weight_cast"), 0u);
+  EXPECT_EQ(master.count("input_cast"), 0u);
+}
+
+// torch.compile fuses the element-wise work: per layer two add+norm kernels, seven weight casts,
+// RoPE in one kernel per q and k, SiLU x gate in one; no input casts (the norm kernel writes bf16).
+TEST(CompiledKernels, FuseTheLayersElementwiseWork) {
+  const std::vector<Operator> f = layer_forward_ops(llama_1b(Framework::torch_compile));
+  const std::map<std::string, int> n = counts(f);
+  EXPECT_EQ(n.at("add_norm"), 2);
+  EXPECT_EQ(n.at("weight_cast"), 7);
+  EXPECT_EQ(n.at("rope"), 2);
+  EXPECT_EQ(n.at("silu_multiply"), 1);
+  EXPECT_EQ(n.count("input_cast"), 0u);
+  int memory_bound = 0;
+  for (const Operator& op : f) memory_bound += op.kind == OperatorKind::elementwise;
+  EXPECT_EQ(memory_bound, 2 + 7 + 2 + 1 + 1);  // and the attention output's transpose
+  const std::vector<Operator> eager = layer_forward_ops(llama_1b(Framework::pytorch));
+  int eager_memory_bound = 0;
+  for (const Operator& op : eager) eager_memory_bound += op.kind == OperatorKind::elementwise;
+  EXPECT_GT(eager_memory_bound, 2 * memory_bound);
+}
+
+TEST(ScenarioFields, FrameworkMixedPrecisionAndModelStyle) {
+  const Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt3-175b-1024-a100.yaml");
+  EXPECT_EQ(s.training.framework, Framework::megatron);  // a transformer's default
+  EXPECT_EQ(resolved_mixed_precision(s.training, 0), MixedPrecision::master_weights);
+  TrainingConfig eager = s.training;
+  eager.framework = Framework::pytorch;
+  EXPECT_EQ(resolved_mixed_precision(eager, 0), MixedPrecision::autocast);
+  EXPECT_EQ(resolved_mixed_precision(eager, 3), MixedPrecision::master_weights);  // FSDP's policy
+  // A GeLU model is GPT-like, a SwiGLU one Llama-like, unless the file says otherwise.
+  EXPECT_EQ(s.model.norm_kind(), NormKind::layernorm);
+  EXPECT_EQ(s.model.position_kind(), PositionKind::learned);
+  EXPECT_TRUE(s.model.has_bias());
+  const TransformerConfig llama = *find_model_preset("llama3-8b");
+  EXPECT_EQ(llama.norm_kind(), NormKind::rmsnorm);
+  EXPECT_EQ(llama.position_kind(), PositionKind::rope);
+  EXPECT_FALSE(llama.has_fused_qkv());
+  // A layer-graph model defaults to eager PyTorch; Megatron runs transformers only.
+  const Scenario resnet = load_scenario(test::source_dir() / "scenarios" / "resnet50-32-v100-ddp.yaml");
+  EXPECT_EQ(resnet.training.framework, Framework::pytorch);
+  const test::ScratchDir dir;
+  std::ifstream original(test::source_dir() / "scenarios" / "resnet50-32-v100-ddp.yaml");
+  std::string text((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+  text.replace(text.find("precision: fp16"), 15, "precision: fp16\n  framework: megatron");
+  text.replace(text.find("../topologies/"), 14, (test::source_dir() / "topologies").string() + "/");
+  const auto file = dir.write("resnet-megatron.yaml", text);
+  const InputErrorInfo e = test::error_of([&] { load_scenario(file); });
+  EXPECT_EQ(e.field, "training.framework");
+  EXPECT_EQ(e.found, "megatron");
+}
+
+// `dtsim import` sums a trace's kernels by the classes the model reports; the measurer summed the
+// same traces by kernel name (steps-public.jsonl, kernel_seconds_by_class): GEMMs (cuBLAS's
+// nvjet kernels), attention (cuDNN's SDPA and its helpers) and the optimizer (multi-tensor kernels)
+// agree to the microsecond.
+TEST(TraceClasses, SumTheTracedStepsAsTheirMeasurerDid) {
+  std::ifstream in(kH100Dir / "steps-public.jsonl");
+  int checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.value("kind", "") != "train_step_classes") continue;
+    std::string name = j.at("name");
+    if (name.size() > 6 && name.substr(name.size() - 6) == "-trace") name.resize(name.size() - 6);
+    const RankStep step = summarize_step(
+        read_kineto_trace(kH100Dir / "traces" / (name + ".pt.trace.json.gz")), "ProfilerStep#1");
+    const nlohmann::json& c = j.at("kernel_seconds_by_class");
+    EXPECT_NEAR(step.classes[OperatorKind::gemm], c.at("gemm").get<double>(), 1e-6) << name;
+    EXPECT_NEAR(step.classes[OperatorKind::attention_gemm], c.at("attention").get<double>(), 1e-6) << name;
+    EXPECT_NEAR(step.classes[OperatorKind::optimizer], c.at("optimizer").get<double>(), 1e-6) << name;
+    // Their "norm" and "other" kernels are dtsim's memory-bound ones, beside the memsets (under 0.5 ms).
+    const double other = c.at("norm").get<double>() + c.at("other").get<double>();
+    EXPECT_GT(step.classes[OperatorKind::elementwise], other) << name;
+    EXPECT_LT(step.classes[OperatorKind::elementwise], other + 0.5e-3) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+// The four steps measured on the H100 (validation/single-gpu-steps.yaml) predicted within 5%, and
+// the LLM steps' kernel classes within 10% of their traces'. ResNet-50's GEMM and memory-bound
+// kernels within 10%; its optimizer (0.42 of 0.49 ms) and host/launch share (2.6 of 1.5 ms: its
+// cuDNN kernels follow each other faster than the LLM steps' measured 2.0 us gap) are not yet.
+TEST(MeasuredSteps, TheFourH100StepsArePredictedWithinFivePercent) {
+  const ValidationSummary s = validate_published_runs(test::source_dir() / "validation" / "single-gpu-steps.yaml",
+                                                      test::source_dir() / "topologies");
+  ASSERT_EQ(s.rows.size(), 4u);
+  for (const ValidationRow& r : s.rows) {
+    EXPECT_LE(r.relative_error, 0.05) << r.id;
+    ASSERT_TRUE(r.measured_classes) << r.id;
+    const KernelClassTimes& m = *r.measured_classes;
+    const KernelClassTimes& p = r.predicted_classes;
+    const bool resnet = r.id.find("resnet") != std::string::npos;
+    for (OperatorKind k : {OperatorKind::gemm, OperatorKind::attention_gemm, OperatorKind::elementwise,
+                           OperatorKind::optimizer}) {
+      if (m[k] <= 0 || (resnet && k == OperatorKind::optimizer)) continue;
+      EXPECT_NEAR(p[k], m[k], 0.10 * m[k]) << r.id << " " << to_string(k);
+    }
+    if (!resnet) EXPECT_NEAR(p.launch_s, m.launch_s, 0.10 * m.launch_s) << r.id;
+  }
+  ASSERT_EQ(s.by_framework.size(), 2u);
+  EXPECT_EQ(s.by_framework[0].name, "pytorch");
+  EXPECT_EQ(s.by_framework[0].runs, 3);
+  EXPECT_EQ(s.by_framework[1].name, "torch_compile");
+}
+
+}  // namespace
+}  // namespace dtsim
