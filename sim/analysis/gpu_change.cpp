@@ -74,7 +74,7 @@ GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memor
     // so their ratio stays the datasheets'.
     target_eff.half = calibrated(c, Precision::bf16, OperatorKind::gemm);
     target_eff.tf32 = calibrated(c, Precision::fp32, OperatorKind::gemm);
-    target_eff.memory = calibrated(c, Precision::bf16, OperatorKind::elementwise);
+    target_eff.memory = defaults.memory * measured_copy_scale(c);
     out.efficiency_source = "efficiencies measured in " + target_calibration.string();
   }
   const ClassRates from = rates_of(*out.recorded, defaults), to = rates_of(*out.target, target_eff);

@@ -1,5 +1,7 @@
 #include "calibration.hpp"
 
+#include "memory_access.hpp"
+
 #include <stdexcept>
 
 #include "calibration_file_reader.hpp"
@@ -59,7 +61,14 @@ Calibration load_calibration(const std::filesystem::path& file, const Efficiency
   }
   for (const calib::CalibratedCollective& o : f.collectives)
     c.collectives.push_back({collective_kind_of(o.op), o.gpus, o.fit.latency_s, o.fit.busbw_Bps});
+  c.d2d_Bps = f.copies.d2d_Bps;
   return c;
+}
+
+double measured_copy_scale(const Calibration& c) {
+  const std::optional<std::string> id = device_id_of_name(c.device);
+  if (c.d2d_Bps <= 0 || !id) return 1;
+  return c.d2d_Bps / find_device(*id)->hbm_bw_Bps / kReferenceCopyShare;
 }
 
 }  // namespace dtsim

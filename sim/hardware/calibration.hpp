@@ -43,12 +43,18 @@ struct Calibration {
   EfficiencyTable efficiencies;  // per-kind values: the defaults, overridden by "efficiency"
   std::vector<MeasuredOperator> operators;
   std::vector<MeasuredCollective> collectives;
+  double d2d_Bps = 0;  // a 1 GiB device-to-device copy, bytes read + written per second; 0: not measured
 };
 
 // Starts from `defaults` and overrides what the file gives; bad input throws InputError naming
 // the file and the field. The file is read by the one reader profiler and simulator share
 // (calibration_file_reader.hpp); this keeps what the model uses.
 Calibration load_calibration(const std::filesystem::path& file, const EfficiencyTable& defaults);
+
+// A calibration's measured copy as a share of its own GPU's HBM peak, against the share of the H100
+// whose kernels the memory access patterns were measured on (kReferenceCopyShare): what scales them
+// on the calibrated GPU. 1 without a copy or for a GPU dtsim does not know.
+double measured_copy_scale(const Calibration& c);
 
 // The simulator's kinds for a file's names, which the reader has checked; std::logic_error for
 // another name (the reader and the model disagree: a bug).

@@ -7,12 +7,13 @@
 namespace dtsim {
 
 ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
-                           MeasuredEfficiencies measured)
+                           MeasuredEfficiencies measured, double copy_scale)
     : device_(&device),
       peak_flops_(device.peak_flops(precision)),
       non_gemm_peak_flops_(device.peak_flops(working_precision(precision))),
       eff_(efficiencies),
-      measured_(std::move(measured)) {}
+      measured_(std::move(measured)),
+      copy_scale_(copy_scale) {}
 
 ComputeModel ComputeModel::with_tensor_clock(double clock) const {
   ComputeModel m = *this;
@@ -21,10 +22,9 @@ ComputeModel ComputeModel::with_tensor_clock(double clock) const {
 }
 
 double ComputeModel::memory_efficiency(const Operator& op) const {
-  const EfficiencyCurve& curve = measured_[op.kind];
-  const double table = default_efficiencies()[op.kind].memory;
-  const double device = curve.empty() ? eff_[op.kind].memory : curve.at(op.bytes);
-  return memory_access_efficiency(op.access, op.bytes) * device / table;
+  // A per-kind value (a format-1 calibration's summary) against the table's, and a measured copy.
+  const double summary = eff_[op.kind].memory / default_efficiencies()[op.kind].memory;
+  return memory_access_efficiency(op.access, op.bytes) * summary * copy_scale_;
 }
 
 double ComputeModel::time_s(const Operator& op) const {

@@ -41,7 +41,6 @@ MeasuredEfficiencies measured_efficiencies(const Calibration& c, Precision preci
   for (const MeasuredOperator& op : c.operators) {
     if (!same_rate(op.precision, precision)) continue;
     if (measured_by_flops(op.kind)) m.by_kind[int(op.kind)].add(op.flops, op.compute_efficiency);
-    else m.by_kind[int(op.kind)].add(op.bytes, op.memory_efficiency);
   }
   return m;
 }

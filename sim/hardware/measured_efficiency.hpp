@@ -33,8 +33,10 @@ struct MeasuredEfficiencies {
 // True for the kinds whose curve is over FLOPs (compute efficiency).
 bool measured_by_flops(OperatorKind k);
 
-// The curves of the runs measured at `precision`; bf16 and fp16 stand in for each other (same
-// tensor-core rate). Kinds without such runs get an empty curve.
+// The curves of the matmul runs measured at `precision`; bf16 and fp16 stand in for each other (same
+// tensor-core rate). The profiler's memory-bound operators (its own kernels, not a framework's) are
+// kept in the file but price nothing: a calibration's copy bandwidth scales the measured access
+// patterns instead (ComputeModel::memory_efficiency). Kinds without runs get an empty curve.
 MeasuredEfficiencies measured_efficiencies(const Calibration& c, Precision precision);
 
 }  // namespace dtsim

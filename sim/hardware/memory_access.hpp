@@ -32,6 +32,12 @@ const char* to_string(MemoryAccess a);
 // its start-up time; above 1 where the measured GPU beat its datasheet peak.
 double memory_access_efficiency(MemoryAccess a, double bytes);
 
+// The share of its HBM peak the H100 SXM whose kernels the access patterns were measured on streamed
+// in the profiler's 1 GiB device-to-device copy: 2 x 2^30 B in 716.256 us, 2998.207 of 3350 GB/s
+// (tests/data/profiler/h100-sxm-2026-11-26.raw.json). A calibrated GPU's copy share against it
+// scales every pattern.
+inline constexpr double kReferenceCopyShare = 2.0 * 1073741824 / 716.256e-6 / 3350e9;
+
 // GPU time every memory-bound kernel takes beyond its bytes / bandwidth: ramping up and draining
 // its thread blocks. Measured on the H100: a cast's time against its size is a line through
 // 1.66 us (vectorized) to 2.05 us (unrolled) at zero bytes; 1.8 us taken.

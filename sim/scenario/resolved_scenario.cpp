@@ -54,10 +54,14 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
       how = fmt::format("scaled from {} measured on {}: {} x{:.3g} {}", curve.size(), c.device,
                         by_flops ? "peak FLOP/s" : "HBM bandwidth", ratio,
                         source ? "(efficiency kept as a fraction of peak)" : "(unknown source GPU: ratio not known)");
+    } else if (is_memory_bound(kind) && c.d2d_Bps > 0) {
+      how = fmt::format("access patterns measured on an H100 SXM, x{:.3f}: this calibration's copy streamed at "
+                        "{:.0f} GB/s",
+                        measured_copy_scale(c), c.d2d_Bps / 1e9);
     } else {
       const bool overridden = c.efficiencies[kind].compute != defaults[kind].compute ||
                               c.efficiencies[kind].memory != defaults[kind].memory;
-      how = overridden ? "calibration file's per-kind value" : "datasheet default (not measured)";
+      how = overridden ? "calibration file's per-kind value" : "default (not measured)";
     }
     out += fmt::format("\n  {:<16} {}", to_string(kind), how);
   }
@@ -91,7 +95,9 @@ ResolvedScenario resolve_scenario(const Scenario& s) {
   const Calibration c = load_calibration(*s.calibration_file, defaults);
   TopologySpec topology = s.cluster.topology;
   topology.node = node_with(s, c);
-  return {s, ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision)),
+  return {s,
+          ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision),
+                       measured_copy_scale(c)),
           std::move(topology), provenance(s, c, defaults)};
 }
 
