@@ -134,6 +134,14 @@ QWidget* ScenarioPanel::buildTraining() {
   form->addRow("global batch", lineField("training.global_batch", "sequences per iteration, all replicas"));
   form->addRow("micro-batch", lineField("training.micro_batch", "sequences per micro-batch"));
   form->addRow("precision", comboField("training.precision", q(names_of(kPrecisions)), "number format of the GEMMs"));
+  form->addRow("framework",
+               comboField("training.framework", q(names_of(kFrameworks)),
+                          "what runs each GPU's step, which decides its kernels (docs/frameworks.md): megatron "
+                          "(Transformer Engine's fused kernels), pytorch (eager), torch_compile"));
+  form->addRow("mixed precision",
+               comboField("training.mixed_precision", q(names_of(kMixedPrecisions)),
+                          "autocast: fp32 weights cast at each use; master_weights: bf16 weights, fp32 master "
+                          "copy; auto: master_weights for megatron and FSDP, autocast for pytorch"));
   transformerRow(form, "recompute",
                  comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
   transformerRow(form, "attention",
@@ -294,6 +302,8 @@ void ScenarioPanel::reload() {
     showValue(fields_["training.global_batch"], QString::number(s.training.global_batch));
     showValue(fields_["training.micro_batch"], QString::number(s.training.micro_batch));
     showValue(fields_["training.precision"], to_string(s.training.precision));
+    showValue(fields_["training.framework"], to_string(s.training.framework));
+    showValue(fields_["training.mixed_precision"], to_string(s.training.mixed_precision));
     showValue(fields_["parallelism.dp"], QString::number(s.parallelism.dp));
     showValue(fields_["cluster.gpu"], q(s.cluster.gpu));
     showValue(fields_["cluster.nodes"], QString::number(s.cluster.nodes));

@@ -2,6 +2,7 @@
 // every number shown with the library's own for the same scenario; invalid fields, saving,
 // what-if events, cancelling, keeping runs, exports.
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -81,6 +82,24 @@ class TestMainWindow : public QObject {
     // Time to train 300B tokens, by hand: 300e9 / tokens_per_s seconds, in days.
     QCOMPARE(w.summary()->figureText("time_to_train_days"),
              QString::number(300e9 / expected.tokens_per_s / 86400, 'f', 1) + " days");
+  }
+
+  // The Training form offers the framework: switching the scenario to eager PyTorch runs the
+  // library's eager kernels (the same report as the file with training.framework: pytorch).
+  void frameworkFieldRunsTheChosenFrameworksKernels() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    auto* framework = qobject_cast<QComboBox*>(w.scenarioPanel()->fieldWidget("training.framework"));
+    QVERIFY(framework);
+    QCOMPARE(framework->currentText(), QString("megatron"));
+    QVERIFY(w.scenarioPanel()->editField("training.framework", "pytorch"));
+    QCOMPARE(w.scenarioPanel()->errorText(), QString());
+    QCOMPARE(w.scenarioPanel()->lastCheck().scenario->training.framework, Framework::pytorch);
+    QVERIFY(runAndWait(w));
+    const Report expected = libraryReport({{"training.framework", "pytorch"}});
+    const Report megatron = libraryReport({});
+    QCOMPARE(w.currentRun()->report->iteration_s, expected.iteration_s);
+    QVERIFY(expected.iteration_s > megatron.iteration_s);  // the casts and unfused kernels cost time
   }
 
   void summaryFollowsTheTokenCountAndPrice() {
