@@ -5,6 +5,11 @@
 // kernel per q and k, SiLU x gate in one; backward the same fusions, the weight gradients cast up
 // by vectorized Triton kernels (near the streaming rate, where eager's unrolled copies reach half).
 // The loss computed outside the compiled model and the optimizer run eagerly (eager_kernels.cpp).
+// What is kept for the backward pass (Operator::saved_bytes), read off the same trace: the backward
+// recomputes nothing before the matmuls that read it (no norm, cast, RoPE or SiLU kernel runs
+// ahead of them), so each norm's fp32 input and bf16 output, each weight's cast, RoPE's outputs,
+// v, the attention output and its transposed copy, and the MLP's gate, up and their product are
+// kept; eager's per-linear input casts and SiLU's separate output are not there to keep.
 #include "framework_kernels.hpp"
 #include "kernel_builders.hpp"
 
@@ -16,6 +21,7 @@ class Kernels {
  public:
   explicit Kernels(const RankShape&) {}
   void add(Operator op) { ops_.push_back(op); }
+  void keep(double bytes) { ops_.back().saved_bytes += bytes; }
   void mem(const char* name, MemoryAccess a, double bytes, int kernels = 1) { add(memory_op(name, a, bytes, kernels)); }
   void weight_mem(const char* name, MemoryAccess a, double bytes) {
     Operator op = memory_op(name, a, bytes);
@@ -43,7 +49,10 @@ struct Matmul {
 
 // Under autocast each weight is cast by a kernel of its own (its bias with it).
 void matmul_forward(Kernels& k, const RankShape& r, const Matmul& m) {
-  if (r.autocast) k.mem("weight_cast", MemoryAccess::streaming, m.k * m.n * (4 + e_of(r)));
+  if (r.autocast) {
+    k.mem("weight_cast", MemoryAccess::streaming, m.k * m.n * (4 + e_of(r)));
+    k.keep(m.k * m.n * e_of(r));
+  }
   k.add(matmul(m.name, m.m, m.k, m.n, r));
 }
 
@@ -65,6 +74,7 @@ void matmul_backward(Kernels& k, const RankShape& r, const Matmul& m) {
 void add_norm(Kernels& k, const RankShape& r) {
   const double th = r.tokens() * r.hidden;
   k.mem("add_norm", MemoryAccess::normalization, th * (2 * r.stream_bytes() + 2 * e_of(r)));
+  k.keep(th * (r.stream_bytes() + e_of(r)));
 }
 
 // Its backward, summing the gradients of the `inputs` matmuls the norm fed into the stream's
@@ -110,20 +120,29 @@ std::vector<Operator> layer_forward(const RankShape& r) {
   }
   Operator attention = fused_attention(r, AttentionPass::forward);
   attention.core_attention = true;
+  attention.saved_bytes = fused_attention_saved_bytes(r);
   k.add(attention);
-  if (r.position == PositionKind::rope)
+  if (r.position == PositionKind::rope) {
     k.mem("attention_output_transpose", MemoryAccess::streaming, 2 * t * r.heads * r.head_dim * e);
+    k.keep(t * r.heads * r.head_dim * e);
+  }
   matmul_forward(k, r, {"attention_out", t, r.heads * r.head_dim, r.hidden});
+  // Dropout's 1-byte mask, as eagerly (not traced compiled).
+  if (r.dropout > 0) k.keep(t * r.hidden);
   add_norm(k, r);
   if (r.moe.enabled()) {
     matmul_forward(k, r, {"router", t, r.hidden, double(r.moe.experts)});
     k.mem("router_permute", MemoryAccess::strided, 2 * r.expert_tokens() * r.hidden * e, 2);
+    k.keep(r.expert_tokens() * r.hidden * e);
   }
   for (const Matmul& m : up_matmuls(r)) matmul_forward(k, r, m);
   const Matmul down = down_matmul(r);
+  // SwiGLU keeps gate, up and their product; GeLU its input and output.
   k.mem(r.mlp == MlpKind::swiglu ? "silu_multiply" : "gelu", MemoryAccess::streaming,
         (r.mlp == MlpKind::swiglu ? 3 : 2) * down.m * down.k * e);
+  k.keep((r.mlp == MlpKind::swiglu ? 3 : 2) * down.m * down.k * e);
   matmul_forward(k, r, down);
+  if (r.dropout > 0) k.keep(t * r.hidden);
   if (r.moe.enabled()) k.mem("token_unpermute", MemoryAccess::strided, 2 * down.m * r.hidden * e);
   std::vector<Operator> ops = k.take();
   if (r.fp8_gemms) {
@@ -193,12 +212,18 @@ std::vector<Operator> logits_forward(const RankShape& r) {
   Kernels k(r);
   const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
   k.mem("final_norm", MemoryAccess::normalization, th * (r.stream_bytes() + e));
-  if (r.autocast) k.mem("weight_cast", MemoryAccess::streaming, r.vocab * r.hidden * (4 + e));
+  k.keep(th * (r.stream_bytes() + e));
+  if (r.autocast) {
+    k.mem("weight_cast", MemoryAccess::streaming, r.vocab * r.hidden * (4 + e));
+    k.keep(r.vocab * r.hidden * e);
+  }
   Operator head = matmul("logits", r.tokens(), r.hidden, r.vocab, r);
   head.working_precision_gemm = true;
+  head.saved_bytes = tv * e;  // the logits the training loop holds until its backward call returns
   k.add(head);
   if (e < 4) k.mem("logits_upcast", MemoryAccess::unrolled, tv * (e + 4));
   k.mem("log_softmax", MemoryAccess::softmax, 12 * tv);
+  k.keep(4 * tv);
   k.mem("nll_loss", MemoryAccess::streaming, r.tokens() * 12);
   return k.take();
 }
@@ -224,7 +249,7 @@ std::vector<Operator> logits_backward(const RankShape& r) {
 
 const FrameworkKernels& compiled_kernels() {
   static const FrameworkKernels k{layer_forward,      layer_backward, nullptr,        embedding_forward,
-                                  embedding_backward, logits_forward, logits_backward};
+                                  embedding_backward, logits_forward, logits_backward, eager_loss_backward_bytes};
   return k;
 }
 

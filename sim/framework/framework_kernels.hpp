@@ -21,7 +21,16 @@ struct FrameworkKernels {
   Ops embedding_backward;
   Ops logits_forward;   // final norm, LM head and the loss
   Ops logits_backward;
+  // Frameworks whose forward operators state their saved_bytes: the bytes the loss's backward
+  // holds beside them at its peak (its gradients); null: the framework states no saved tensors
+  // and the memory model uses its published formulas (Megatron: Korthikanti et al.).
+  double (*loss_backward_bytes)(const RankShape&) = nullptr;
 };
+
+// Eager PyTorch's loss (log-softmax + NLL over fp32 logits), which torch.compile runs outside the
+// compiled model too: log-softmax's backward holds the fp32 gradient of its output (the NLL's
+// scattered gradient) and the one of its input at once.
+double eager_loss_backward_bytes(const RankShape& r);
 
 const FrameworkKernels& megatron_kernels();  // megatron_kernels.cpp
 const FrameworkKernels& eager_kernels();     // eager_kernels.cpp

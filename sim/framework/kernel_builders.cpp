@@ -100,4 +100,9 @@ int multi_tensor_launches(double parameters) {
   return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));
 }
 
+double fused_attention_saved_bytes(const RankShape& r) {
+  const double t = r.tokens();
+  return t * (2 * r.heads + 2 * r.kv_heads) * r.head_dim * r.elem_bytes + 4 * t * r.heads;
+}
+
 }  // namespace dtsim

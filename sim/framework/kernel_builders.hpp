@@ -40,6 +40,9 @@ bool is_fused_attention(const Operator& op);
 // 4*b*heads*s_q*s_kv*head_dim, halved under a causal mask; backward 2.5x the forward (five
 // matmuls to the forward's two, QK^T recomputed).
 double fused_attention_flops(const RankShape& r, AttentionPass pass);
+// What a fused attention kernel keeps for its backward pass: q, k, v, its output, and the fp32
+// log-sum-exp of each query row and head.
+double fused_attention_saved_bytes(const RankShape& r);
 
 // FP8 GEMMs as Transformer Engine and torchao run them: every GEMM input activation [m x k] and,
 // in the backward, every output gradient [m x n] is cast to FP8 together with a transposed copy,

@@ -74,6 +74,31 @@ std::vector<Operator> embedding_backward_ops(const RankShape& r) { return kernel
 std::vector<Operator> logits_forward_ops(const RankShape& r) { return kernels_of(r).logits_forward(r); }
 std::vector<Operator> logits_backward_ops(const RankShape& r) { return kernels_of(r).logits_backward(r); }
 
+namespace {
+double sum_saved_bytes(const std::vector<Operator>& ops) {
+  double bytes = 0;
+  for (const Operator& op : ops) bytes += op.saved_bytes;
+  return bytes;
+}
+}  // namespace
+
+std::optional<double> saved_bytes_per_layer(const RankShape& r) {
+  const FrameworkKernels& k = kernels_of(r);
+  if (!k.loss_backward_bytes) return std::nullopt;
+  return sum_saved_bytes(k.layer_forward(r));
+}
+
+std::optional<double> saved_bytes_of_logits(const RankShape& r) {
+  const FrameworkKernels& k = kernels_of(r);
+  if (!k.loss_backward_bytes) return std::nullopt;
+  return sum_saved_bytes(k.logits_forward(r));
+}
+
+double loss_backward_bytes(const RankShape& r) {
+  const FrameworkKernels& k = kernels_of(r);
+  return k.loss_backward_bytes ? k.loss_backward_bytes(r) : 0;
+}
+
 std::vector<Operator> optimizer_step_ops(const Scenario& s, double parameters) {
   const double p = parameters;
   const int launches = multi_tensor_launches(p);

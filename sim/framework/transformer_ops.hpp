@@ -3,6 +3,7 @@
 // framework runs them (framework_kernels.hpp), with their FLOPs and HBM bytes, the optimizer step,
 // and the tensor-parallel traffic between them.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "compute_model.hpp"
@@ -29,6 +30,15 @@ std::vector<Operator> embedding_backward_ops(const RankShape& r);
 // Final norm, LM head (tied to the embedding unless the model says otherwise) and the loss.
 std::vector<Operator> logits_forward_ops(const RankShape& r);
 std::vector<Operator> logits_backward_ops(const RankShape& r);
+
+// What autograd keeps for the backward pass, per micro-batch, as the framework's forward operators
+// state it (Operator::saved_bytes); nullopt where the framework states none (Megatron: the memory
+// model's published formulas). One layer without recompute:
+std::optional<double> saved_bytes_per_layer(const RankShape& r);
+// The final norm, LM head and loss.
+std::optional<double> saved_bytes_of_logits(const RankShape& r);
+// Beside them, the loss's gradients at the peak of its backward pass (0 where not stated).
+double loss_backward_bytes(const RankShape& r);
 
 // The optimizer step over `parameters` (this rank's share, fp32 master weights): gradient-norm
 // clipping (on by default in Megatron-LM, TorchTitan, llm-foundry and the traced steps), the

@@ -53,6 +53,11 @@ struct Operator {
   // Part of core attention (scores, softmax, dropout, values, or the fused kernel): what
   // Megatron's selective recompute redoes.
   bool core_attention = false;
+  // Forward operators: bytes of the tensors autograd keeps from this operator until the backward
+  // pass (its output, or inputs no earlier operator's count holds), as PyTorch's derivative
+  // formulas keep them. Set by the frameworks that list them (eager PyTorch, torch.compile);
+  // the memory model sums them.
+  double saved_bytes = 0;
 };
 
 inline bool is_memory_bound(OperatorKind k) { return k == OperatorKind::elementwise || k == OperatorKind::optimizer; }

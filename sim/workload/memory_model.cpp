@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "device_spec.hpp"
 #include "layer_model_costs.hpp"
@@ -63,12 +64,17 @@ double tokens_per_micro_batch(const Scenario& s) {
 //              MoE adds the dispatched tokens (eh per routed token) and fp32 router probabilities.
 // GPT (q = kv = h, ffn = 4h, e = 2, b*s tokens): 10sbh replicated + (24sbh + 5as^2b) split,
 // i.e. sbh(34 + 5as/h) at t = 1 and sbh(10 + 24/t + 5as/(ht)) with TP.
+// A framework whose operators state what they keep (eager PyTorch, torch.compile) is summed from
+// them without recompute (transformer_ops.hpp, saved_bytes_per_layer).
 double activation_bytes_per_layer(const Scenario& s, Recompute mode) {
   const TransformerConfig& m = s.model;
   const double e = working_element_bytes(s), h = m.hidden, tp = s.parallelism.tp;
   const double tokens = tokens_per_micro_batch(s);
-  // Full recompute keeps only the layer's input and recomputes the rest in the backward pass.
-  if (mode == Recompute::full) return e * tokens * h / replicated_divisor(s);
+  const RankShape rank = rank_shape(s);
+  // Full recompute keeps only the layer's input (the residual stream) and recomputes the rest.
+  if (mode == Recompute::full) return rank.stream_bytes() * tokens * h / replicated_divisor(s);
+  if (mode == Recompute::none)
+    if (const std::optional<double> listed = saved_bytes_per_layer(rank)) return *listed;
 
   const double q = double(m.heads) * m.head_dim();
   const double kv = double(m.kv_heads > 0 ? m.kv_heads : m.heads) * m.head_dim();
@@ -174,8 +180,11 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
   auto sharded = [&](double bytes_per_param) {
     return (params.dense / dense_shards + params.expert / expert_shards) * bytes_per_param;
   };
-  const double weight_b = working_element_bytes(s), grad_b = gradient_element_bytes(precision);
-  const double optimizer_b = optimizer_state_bytes_per_parameter(precision);
+  const RankShape rank = rank_shape(s);
+  // Under autocast the weights are the fp32 master weights (their bf16 casts are activations), and
+  // the optimizer holds Adam's m and v.
+  const double weight_b = rank.autocast ? 4 : working_element_bytes(s), grad_b = gradient_element_bytes(precision);
+  const double optimizer_b = rank.autocast ? 8 : optimizer_state_bytes_per_parameter(precision);
   const int zero = par.zero_stage;
 
   out.weights_bytes = zero >= 3 ? sharded(weight_b) : whole(weight_b);
@@ -204,14 +213,32 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
   // The backward pass rematerialises, one layer at a time, what recompute did not keep.
   if (layers > 0) out.activations_bytes += activation_bytes_per_layer(s, Recompute::none) - per_layer;
   const double e = working_element_bytes(s), h = s.model.hidden, tokens = tokens_per_micro_batch(s);
-  // First stage: the embedding's dropout mask (its output is the first layer's input, counted).
-  if (stage == 0) out.activations_bytes += passes.front() * tokens * h / replicated_divisor(s);
-  // Last stage: final layernorm input, LM-head input and the fp32 logits the vocab-parallel
-  // cross-entropy keeps (softmax) for the backward pass, for the micro-batches of the last chunk.
-  if (stage == par.pp - 1)
+  const std::optional<double> logits_saved = saved_bytes_of_logits(rank);
+  // First stage: Megatron's embedding dropout mask (its output is the first layer's input, counted).
+  if (stage == 0 && !logits_saved) out.activations_bytes += passes.front() * tokens * h / replicated_divisor(s);
+  // Last stage, for the micro-batches of the last chunk: what the framework's final norm, LM head
+  // and loss keep, and the loss's gradients once; Megatron: the final layernorm input, LM-head
+  // input and the fp32 logits its vocab-parallel cross-entropy keeps (softmax).
+  if (stage == par.pp - 1 && logits_saved)
+    out.activations_bytes += passes.back() * *logits_saved + loss_backward_bytes(rank);
+  else if (stage == par.pp - 1)
     out.activations_bytes += passes.back() * (2 * e * tokens * h / replicated_divisor(s) +
                                               4 * tokens * s.model.vocab / par.tp);
 
+  // PyTorch frees the gradients between steps (zero_grad's default set_to_none) and allocates each
+  // in the backward pass as activations are freed: with one micro-batch and no DDP buckets, the
+  // loss's backward holds none, and the other candidate peak is the end of the backward pass, with
+  // every gradient and no activations. Megatron keeps one contiguous gradient buffer.
+  const bool gradients_held = !logits_saved || s.micro_batches_per_replica() > 1 || (sharding && zero == 0);
+  if (!gradients_held) {
+    const double at_loss = out.activations_bytes * (1 + kFragmentationOfActivations);
+    if (at_loss >= out.gradients_bytes) {
+      out.gradients_bytes = 0;
+    } else {
+      out.activations_bytes = 0;
+      out.micro_batches_in_flight = out.chunk_passes_in_flight = 0;
+    }
+  }
   out.fragmentation_bytes = kRuntimeReserveBytes + kFragmentationOfActivations * out.activations_bytes;
   out.total_bytes =
       out.weights_bytes + out.gradients_bytes + out.optimizer_bytes + out.activations_bytes + out.fragmentation_bytes;
