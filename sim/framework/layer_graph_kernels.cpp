@@ -51,6 +51,10 @@ Operator product(const Layer& l, const LayerGraphRun& run) {
 // (3 channels) took 1534.5 us forward and 882.1 us for its weight gradient, 0.040 and 0.069 of the
 // bf16 peak, and 109.9 us for each of its two padding kernels.
 constexpr double kUnalignedConvForwardEfficiency = 0.040, kUnalignedConvWgradEfficiency = 0.069;
+// cuDNN's weight-gradient convolutions are split over more kernels (58 for 37 of the traced
+// ResNet-50's convolutions, split-K) and each preceded by an init kernel (43): 4812.2 us where the
+// forward ran the same convolutions in 3943.3 us (dgrad 4081.2): 0.82 of the forward's rate.
+constexpr double kConvWgradRate = 0.82;
 bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolution && l.in_channels % 8 != 0; }
 
 Operator unaligned(Operator op, double efficiency) {
@@ -145,9 +149,14 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
     }
     case LayerKind::normalization:
       if (l.batch_statistics) {
+        // The traced ResNet-50's BatchNorm2d in training: a zeroed per-channel buffer, the
+        // statistics, the transform, the running statistics' update, and num_batches_tracked += 1
+        // (five kernels; the backward three).
+        ops.push_back(memory_op("batch_norm_zero", MemoryAccess::fill, l.parameters * 4));
         ops.push_back(memory_op("batch_norm_statistics", MemoryAccess::batch_norm_statistics, in * e));
-        ops.push_back(memory_op("batch_norm_transform", MemoryAccess::normalization, (in + out) * e));
+        ops.push_back(memory_op("batch_norm_transform", MemoryAccess::batch_norm_transform, (in + out) * e));
         ops.push_back(streaming("running_statistics", l.parameters * 16));
+        ops.push_back(streaming("num_batches_tracked", 16));
       } else {
         ops.push_back(memory_op("layer_norm", MemoryAccess::normalization, in * stream + out * stream));
       }
@@ -190,7 +199,9 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         ops.push_back(channel_padding(l, run));
         ops.push_back(unaligned(gemm_wgrad(fwd), kUnalignedConvWgradEfficiency));
       } else {
-        ops.push_back(gemm_wgrad(fwd));
+        Operator wgrad = gemm_wgrad(fwd);
+        if (l.kind == LayerKind::convolution) wgrad.tile_utilization *= kConvWgradRate;
+        ops.push_back(wgrad);
       }
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
@@ -208,6 +219,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
     }
     case LayerKind::normalization:
       if (l.batch_statistics) {
+        ops.push_back(memory_op("batch_norm_backward_zero", MemoryAccess::fill, l.parameters * 4));
         ops.push_back(memory_op("batch_norm_backward_reduce", MemoryAccess::norm_backward, 2 * out * e));
         ops.push_back(memory_op("batch_norm_backward_elementwise", MemoryAccess::normalization, 3 * out * e));
       } else {
@@ -221,7 +233,8 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
     case LayerKind::pooling:
       // The input's gradient zeroed, then the output's scattered into it (through the argmax).
       ops.push_back(memory_op("pool_grad_zero", MemoryAccess::fill, in * e));
-      ops.push_back(memory_op("pool_backward", MemoryAccess::strided, in * e + out * (e + (l.argmax ? 8 : 0))));
+      ops.push_back(memory_op("pool_backward", l.argmax ? MemoryAccess::max_pool_backward : MemoryAccess::strided,
+                              in * e + out * (e + (l.argmax ? 8 : 0))));
       break;
     case LayerKind::elementwise:
       // Its gradient goes to both summands; autograd sums the two branches' gradients where they

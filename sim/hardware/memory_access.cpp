@@ -42,9 +42,14 @@ using Points = std::vector<std::pair<double, double>>;  // (bytes, fraction of t
 // - batch_norm_statistics: batch_norm_collect_statistics_channels_last over ResNet-50's bf16
 //   feature maps (the traced ResNet-50 step, batch 256): [256, 256, 56, 56] 411 MB read in 556.7 us
 //   (0.22), [256, 512, 28, 28] 0.21, [256, 1024, 14, 14] 0.18, [256, 64, 56, 56] 0.16,
-//   [256, 64, 112, 112] 0.17, [256, 2048, 7, 7] 0.17: 0.19. (Its other kernels run as the
-//   normalization kinds above: transform_input 0.49-0.67, backward_reduce 0.53-0.71,
-//   backward_elemt 0.59-0.76.)
+//   [256, 64, 112, 112] 0.17, [256, 2048, 7, 7] 0.17: 0.19. (Its backward kernels run as the
+//   normalization kinds above: backward_reduce 0.53-0.71, backward_elemt 0.59-0.76.)
+// - batch_norm_transform: batch_norm_transform_input_channels_last, reading the bf16 feature map
+//   and writing it normalized, 53 kernels of the same step: 0.64 over all (0.49-0.67 each).
+// - max_pool_backward: max_pool_backward_nhwc of ResNet-50's 3x3 stride-2 pooling, the gradient
+//   of [256, 64, 112, 112] bf16 written and the [256, 64, 56, 56] output's gradient and int64
+//   argmax read (924.8 MB) in 1836.9 us: 0.15 (each output is read by the 2.25 inputs of its
+//   window; the forward, max_pool_forward_nhwc, 861.8 us, runs as strided).
 // - softmax: log-softmax over [T, 128256] fp32 counted as 12 B per element (two reads and a
 //   write), forward 5545 us (0.68), backward 5705 us (0.66); GPT's [T, 50304] 0.68 and 0.65: 0.67.
 // - fill: zeroing GPT's [T, 50304] fp32 loss gradient, 1.65 GB in 498 us (0.99), the embedding's
@@ -61,6 +66,8 @@ const Points& points(MemoryAccess a) {
   static const Points normalization = {{1, 0.75}};
   static const Points norm_backward = {{1, 0.60}};
   static const Points batch_norm_statistics = {{1, 0.19}};
+  static const Points batch_norm_transform = {{1, 0.64}};
+  static const Points max_pool_backward = {{1, 0.15}};
   static const Points softmax = {{1, 0.67}};
   static const Points fill = {{1.65e9, 0.99}, {4.20e9, 1.98}};
   static const Points optimizer_step = {{1, 0.77}};
@@ -73,6 +80,8 @@ const Points& points(MemoryAccess a) {
     case MemoryAccess::normalization: return normalization;
     case MemoryAccess::norm_backward: return norm_backward;
     case MemoryAccess::batch_norm_statistics: return batch_norm_statistics;
+    case MemoryAccess::batch_norm_transform: return batch_norm_transform;
+    case MemoryAccess::max_pool_backward: return max_pool_backward;
     case MemoryAccess::softmax: return softmax;
     case MemoryAccess::fill: return fill;
     case MemoryAccess::optimizer_step: return optimizer_step;
@@ -102,6 +111,8 @@ const char* to_string(MemoryAccess a) {
     case MemoryAccess::normalization: return "normalization";
     case MemoryAccess::norm_backward: return "norm_backward";
     case MemoryAccess::batch_norm_statistics: return "batch_norm_statistics";
+    case MemoryAccess::batch_norm_transform: return "batch_norm_transform";
+    case MemoryAccess::max_pool_backward: return "max_pool_backward";
     case MemoryAccess::softmax: return "softmax";
     case MemoryAccess::fill: return "fill";
     case MemoryAccess::optimizer_step: return "optimizer_step";

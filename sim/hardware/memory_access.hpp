@@ -16,6 +16,8 @@ enum class MemoryAccess {
   normalization,   // LayerNorm/RMSNorm/BatchNorm forward and their weight gradients: row reductions
   norm_backward,   // the input gradient of a normalization, and bias gradients (column sums)
   batch_norm_statistics,  // BatchNorm's per-channel mean and variance over a channels-last batch
+  batch_norm_transform,   // BatchNorm's normalization of a channels-last batch with those statistics
+  max_pool_backward,      // max pooling's input gradient, gathered through the saved argmax
   softmax,         // log-softmax over a vocabulary (fp32), forward or backward
   fill,            // writes only: zeroing or filling a tensor
   optimizer_step,  // a multi-tensor optimizer update (fused Adam(W), SGD with momentum)
@@ -24,6 +26,7 @@ enum class MemoryAccess {
 inline constexpr MemoryAccess kMemoryAccesses[] = {
     MemoryAccess::streaming, MemoryAccess::unrolled,        MemoryAccess::promoting, MemoryAccess::strided,
     MemoryAccess::normalization, MemoryAccess::norm_backward, MemoryAccess::batch_norm_statistics,
+    MemoryAccess::batch_norm_transform, MemoryAccess::max_pool_backward,
     MemoryAccess::softmax, MemoryAccess::fill,
     MemoryAccess::optimizer_step, MemoryAccess::multi_tensor};
 const char* to_string(MemoryAccess a);
