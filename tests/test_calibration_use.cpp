@@ -132,5 +132,26 @@ TEST(ResolvedScenario, ARunReadsTheCalibrationFileOnce) {
   EXPECT_THROW(resolve_scenario(s), InputError);
 }
 
+// Without a calibration the report says where each class's price comes from: on the H100 SXM the
+// GEMM rate measured in its training steps (0.84 of the peak, the tensor clock at 0.81 under
+// load); on an A100, nobody measured here, the datasheet default 0.80 and the H100's access
+// patterns as shares of the A100's 2039 GB/s, each marked as not measured on it.
+TEST(ResolvedScenario, TheReportSaysWhichPricesWereMeasured) {
+  Scenario s = with_calibration("h100-sxm");
+  s.calibration_file.reset();
+  const std::string h100 = resolve_scenario(s).calibration_provenance;
+  EXPECT_NE(h100.find("gemm             measured on an H100 SXM, 2026-11-26: 0.84 of the peak in a training step, "
+                      "the tensor clock at 0.81 under sustained load\n"),
+            std::string::npos)
+      << h100;
+  EXPECT_EQ(h100.find("not measured"), std::string::npos) << h100;
+  s.cluster.gpu = "a100-80gb-sxm";
+  const std::string a100 = resolve_scenario(s).calibration_provenance;
+  EXPECT_NE(a100.find("gemm             datasheet default: 0.80 of the peak (not measured on this GPU)"),
+            std::string::npos)
+      << a100;
+  EXPECT_NE(a100.find("as shares of this GPU's 2039 GB/s (not measured on this GPU)"), std::string::npos) << a100;
+}
+
 }  // namespace
 }  // namespace dtsim

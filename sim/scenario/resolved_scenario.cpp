@@ -76,6 +76,27 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
   return out;
 }
 
+// Without a calibration file: where each kernel class's price comes from on this GPU.
+std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
+  const bool measured_gpu = has_measured_defaults(d);  // the H100's figures carry to its variants
+  const std::string note = s.cluster.gpu == "h100-sxm" ? "" : " (not measured on this GPU)";
+  std::string out = fmt::format("defaults for {} (no calibration file)", s.cluster.gpu);
+  auto line = [&](const char* what, const std::string& how) { out += fmt::format("\n  {:<16} {}", what, how); };
+  line("gemm", measured_gpu ? fmt::format("measured on an H100 SXM, 2026-11-26: {:.2f} of the peak in a training step, "
+                                          "the tensor clock at {:.2f} under sustained load{}",
+                                          d.in_step_gemm_efficiency, d.tensor_clock_under_load, note)
+                            : fmt::format("datasheet default: {:.2f} of the peak{}",
+                                          default_efficiencies()[OperatorKind::gemm].compute, note));
+  line("attention_gemm", d.sm_arch >= 90 ? "cuDNN and FlashAttention curves measured on an H100 SXM, 2026-11-26" + note
+                                         : "FlashAttention-2's published A100 curves" + note);
+  line("elementwise", fmt::format("access patterns measured on an H100 SXM, as shares of this GPU's {:.0f} GB/s{}",
+                                  d.hbm_bw_Bps / 1e9, note));
+  line("optimizer", "multi-tensor kernels measured on an H100 SXM, as shares of its HBM" + note);
+  line("launches", "measured on an H100 SXM with PyTorch 2.11 (gap between kernels, host per kernel)" + note);
+  line("nvlink", "topology file's");
+  return out;
+}
+
 bool same_resolution(const Scenario& a, const Scenario& b) {
   return a.cluster.gpu == b.cluster.gpu && a.training.precision == b.training.precision &&
          a.calibration_file == b.calibration_file && a.cluster.topology_file == b.cluster.topology_file &&
@@ -89,9 +110,7 @@ ResolvedScenario resolve_scenario(const Scenario& s) {
   const EfficiencyTable defaults = default_efficiencies(device);
   if (!s.calibration_file)
     return {s, ComputeModel(device, s.training.precision, defaults), s.cluster.topology,
-            has_measured_defaults(device)
-                ? "defaults, with the GEMM rate and kernel classes measured on an H100 SXM (2026-11-26)"
-                : "datasheet defaults (sim/hardware/efficiency_defaults.cpp); kernel classes measured on an H100 SXM"};
+            default_provenance(s, device)};
   const Calibration c = load_calibration(*s.calibration_file, defaults);
   TopologySpec topology = s.cluster.topology;
   topology.node = node_with(s, c);
