@@ -37,7 +37,7 @@ std::string describe(const OpShape& s) {
   } else if (s.op == "embedding") {
     field(out, "rows", s.rows), field(out, "cols", s.cols), field(out, "vocab", s.vocab);
   } else if (s.op == "softmax" || s.op == "layernorm" || s.op == "rmsnorm" || s.op == "gelu" || s.op == "swiglu" ||
-             s.op == "dropout") {
+             s.op == "dropout" || s.op.starts_with("access_")) {
     field(out, "rows", s.rows), field(out, "cols", s.cols);
   } else {  // unknown op: every field that is set, so an error message shows what was asked for
     const std::pair<const char*, long long> all[] = {{"m", s.m},       {"n", s.n},       {"k", s.k},

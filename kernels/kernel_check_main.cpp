@@ -41,6 +41,8 @@ std::vector<OpShape> shapes_to_check(bool fp8) {
   add(layer_shapes(gpt, DType::tf32), matmuls);
   add(layer_shapes(gpt, DType::fp16), all);
   if (fp8) add(layer_shapes(gpt, DType::fp8), [](const OpShape& s) { return s.op == "gemm"; });
+  // The memory access probes at their smallest size (4M elements): checked whole on the CPU.
+  add(memory_access_probe_shapes(), [](const OpShape& s) { return s.rows == 1024; });
   return shapes;
 }
 

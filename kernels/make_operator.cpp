@@ -16,6 +16,7 @@ std::unique_ptr<Operator> make_operator(const OpShape& s) {
   if (s.op == "dropout") return make_dropout(s);
   if (s.op == "embedding") return make_embedding(s);
   if (s.op == "adam") return make_adam(s);
+  if (s.op.starts_with("access_")) return make_memory_access_probe(s);
   throw std::runtime_error(describe(s) + ": unknown operator '" + s.op + "'");
 }
 

@@ -28,6 +28,9 @@ namespace dtsim::kernels {
 //   dropout          y = x * mask / (1 - p), p = 0.1, Philox mask                                -> "elementwise"
 //   embedding        gather rows (tokens) of a [vocab, hidden] table                             -> "elementwise"
 //   adam             Adam update of n fp32 parameters (weight, grad, m, v)                       -> "optimizer"
+//   access_*         a memory access pattern of the simulator's, as PyTorch's element-wise kernels
+//                    move memory (memory_access_probes.cu): streaming, unrolled, promoting,
+//                    strided, fill; bf16, rows x cols                                             -> "elementwise"
 struct OpShape {
   std::string op;
   DType dtype = DType::bf16;
@@ -59,6 +62,9 @@ class Operator {
   virtual ~Operator() = default;
   virtual const OpShape& shape() const = 0;
   virtual OpWork work() const = 0;
+  // The simulator's memory access pattern (sim/hardware/memory_access.hpp) an access_* probe
+  // reproduces; empty for the other operators (dtsim's own kernels, not a framework's).
+  virtual std::string memory_access() const { return {}; }
   // Enqueues one run on `stream`; inputs stay as prepared, so runs can repeat.
   virtual void run(cudaStream_t stream) = 0;
   // Runs once, copies the result back and compares with a CPU reference in double precision on
@@ -81,5 +87,8 @@ struct LayerDims {
   bool swiglu = false, rmsnorm = false;
 };
 std::vector<OpShape> layer_shapes(const LayerDims& d, DType dtype);
+
+// The memory access probes at the sizes the profiler measures (memory_access_probes.cu).
+std::vector<OpShape> memory_access_probe_shapes();
 
 }  // namespace dtsim::kernels

@@ -16,5 +16,6 @@ std::unique_ptr<Operator> make_swiglu(const OpShape& s);     // swiglu.cu
 std::unique_ptr<Operator> make_dropout(const OpShape& s);    // dropout.cu
 std::unique_ptr<Operator> make_embedding(const OpShape& s);  // embedding.cu
 std::unique_ptr<Operator> make_adam(const OpShape& s);       // adam.cu
+std::unique_ptr<Operator> make_memory_access_probe(const OpShape& s);  // memory_access_probes.cu: access_*
 
 }  // namespace dtsim::kernels

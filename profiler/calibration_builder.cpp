@@ -63,6 +63,7 @@ CalibratedOperator calibrate_operator(const RawOperator& r, const ProfilerSettin
   o.shape = r.shape;
   o.flops = r.flops;
   o.bytes = r.bytes;
+  o.access = r.access;
   if (settings.cupti) {
     if (r.runs.empty()) fail(source, at + ".runs", "at least one run window", "none");
     const OperatorKernelTiming t = aggregate_operator_runs(r.runs, r.kernels);

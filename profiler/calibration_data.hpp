@@ -12,6 +12,7 @@ using calib::CollectiveFit;
 using calib::CollectivePoint;
 using calib::CopyBandwidths;
 using calib::kCalibrationFormat;
+using calib::kMemoryAccesses;
 using calib::OperatorIdentity;
 using calib::Peaks;
 using calib::ProfilerSettings;

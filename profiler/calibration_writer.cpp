@@ -18,7 +18,7 @@ ojson peaks_to_json(const Peaks& p) {
 ojson operator_to_json(const CalibratedOperator& o) {
   ojson shape = ojson::object();
   for (const auto& [name, value] : o.shape) shape[name] = value;
-  return ojson{{"op", o.op},
+  ojson j{{"op", o.op},
                {"kind", o.kind},
                {"dtype", o.dtype},
                {"shape", shape},
@@ -29,6 +29,8 @@ ojson operator_to_json(const CalibratedOperator& o) {
                {"compute_efficiency", o.compute_efficiency},
                {"memory_efficiency", o.memory_efficiency},
                {"kernels", o.kernels}};
+  if (!o.access.empty()) j["access"] = o.access;
+  return j;
 }
 
 ojson collective_to_json(const CalibratedCollective& c) {

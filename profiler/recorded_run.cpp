@@ -64,6 +64,13 @@ OperatorIdentity read_operator_identity(const FieldReader& r, const json& o, con
   for (const auto& [name, value] : shape.items()) id.shape.emplace_back(name, r.integer(shape, at + ".shape", name));
   id.flops = r.non_negative(o, at, "flops");
   id.bytes = r.non_negative(o, at, "bytes");
+  if (o.contains("access")) {
+    id.access = r.string(o, at, "access");
+    bool known = false;
+    for (const char* name : kMemoryAccesses) known = known || id.access == name;
+    if (!known) r.fail(at + ".access", "one of the simulator's memory access patterns (streaming, unrolled, ...)",
+                       "\"" + id.access + "\"");
+  }
   return id;
 }
 
@@ -195,6 +202,7 @@ json raw_profile_to_json(const RawProfile& raw) {
   for (const RawOperator& o : raw.operators) {
     json jo{{"op", o.op}, {"kind", o.kind}, {"dtype", o.dtype}, {"shape", shape_to_json(o.shape)},
             {"flops", o.flops}, {"bytes", o.bytes}};
+    if (!o.access.empty()) jo["access"] = o.access;
     if (raw.profiler.cupti) {
       jo["attribution"] = to_string(o.runs.empty() ? WindowKind::timestamp_ns : o.runs.front().kind);
       jo["runs"] = json::array();

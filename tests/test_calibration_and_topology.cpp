@@ -59,6 +59,29 @@ TEST(Calibration, ReaderNamesAreTheModelsKinds) {
     EXPECT_EQ(calib::is_matmul_kind(calib::kOperatorKinds[k]), measured_by_flops(OperatorKind(k)));
   }
   for (const char* op : calib::kCollectiveOps) EXPECT_STREQ(to_string(collective_kind_of(op)), op);
+  ASSERT_EQ(std::size(calib::kMemoryAccesses), size_t(kMemoryAccessCount));
+  for (int a = 0; a < kMemoryAccessCount; ++a) {
+    EXPECT_STREQ(calib::kMemoryAccesses[a], to_string(MemoryAccess(a)));
+    EXPECT_EQ(memory_access_named(calib::kMemoryAccesses[a]), MemoryAccess(a));
+  }
+}
+
+// An operator may name the access pattern its kernel reproduces: one of the model's, and never
+// for a matmul.
+TEST(Calibration, AnAccessPatternIsOneOfTheModels) {
+  test::ScratchDir dir;
+  const auto probe = [&](const std::string& kind, const std::string& access) {
+    return dir.write("p.json", R"({"device": "NVIDIA H100 80GB HBM3", "operators": [{"op": "access_streaming", "kind": ")" +
+                                   kind + R"(", "dtype": "bf16", "flops": 0, "bytes": 1.6e9, "time_s": 0.0006, "compute_efficiency": 0, "memory_efficiency": 0.8, "access": ")" +
+                                   access + R"("}]})");
+  };
+  const Calibration ok = load_calibration(probe("elementwise", "streaming"), default_efficiencies());
+  EXPECT_EQ(ok.operators.at(0).access, MemoryAccess::streaming);
+  InputErrorInfo e = error_of([&] { load_calibration(probe("elementwise", "sideways"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "operators[0].access");
+  EXPECT_EQ(e.found, "'sideways'");
+  e = error_of([&] { load_calibration(probe("gemm", "streaming"), default_efficiencies()); });
+  EXPECT_EQ(e.field, "operators[0].access");
 }
 
 TEST(Calibration, UnknownOperatorKindIsRejected) {

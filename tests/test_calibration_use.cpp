@@ -3,7 +3,10 @@
 // account of what was measured. Data: tests/data/calibration/h100-measured.json (synthetic).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "calibration.hpp"
+#include "kernel_builders.hpp"
 #include "resolved_scenario.hpp"
 #include "collective_model.hpp"
 #include "report.hpp"
@@ -56,6 +59,34 @@ TEST(MeasuredEfficiency, PiecewiseLinearInLogSizeAndFlatBeyondTheEnds) {
   Operator adam{"adam", OperatorKind::optimizer, 0, 1e9, 1};
   adam.access = MemoryAccess::optimizer_step;
   EXPECT_NEAR(m.time_s(adam), 1e9 / (3.35e12 * 0.77 * copy_scale) + kMemoryKernelStartupS, 1e-15);
+}
+
+// The profiler's memory access probes (kernels' access_* operators) scale their own pattern: three
+// streaming probes at 1.58, 3.15 and 6.30 GB reaching 0.9, 0.8 and 0.95 of the H100's shares there
+// (0.93, 0.91, 1.83) give their median, 0.9; the unprobed patterns keep the copy's scale.
+TEST(MeasuredEfficiency, AccessProbesScaleTheirOwnPattern) {
+  test::ScratchDir dir;
+  std::string ops;
+  for (const auto& [bytes, share] : {std::pair{1.58e9, 0.93 * 0.9}, {3.15e9, 0.91 * 0.8}, {6.30e9, 1.83 * 0.95}}) {
+    const double time_s = kMemoryKernelStartupS + bytes / (share * 3.35e12);
+    ops += fmt::format(R"({}{{"op": "access_streaming", "kind": "elementwise", "dtype": "bf16", "flops": 0, "bytes": {},
+                       "time_s": {}, "compute_efficiency": 0, "memory_efficiency": {}, "access": "streaming"}})",
+                       ops.empty() ? "" : ",", bytes, time_s, bytes / time_s / 3.35e12);
+  }
+  Scenario s = with_calibration("h100-sxm");
+  s.calibration_file = dir.write("probes.json", R"({"device": "NVIDIA H100 80GB HBM3", "date": "2026-11-26",
+      "copies": {"d2d_Bps": 2.9e12}, "operators": [)" + ops + "]}");
+  const ResolvedScenario r = resolve_scenario(s);
+  const double copy_scale = 2.9e12 / 3.35e12 / (2.0 * 1073741824 / 716.256e-6 / 3350e9);
+  const MemoryAccessScales scales = measured_access_scales(load_calibration(*s.calibration_file, default_efficiencies()));
+  EXPECT_NEAR(scales[size_t(MemoryAccess::streaming)], 0.9, 1e-9);
+  EXPECT_NEAR(scales[size_t(MemoryAccess::unrolled)], copy_scale, 1e-12);
+  Operator cast = memory_op("cast", MemoryAccess::streaming, 1e8);
+  EXPECT_NEAR(r.compute.time_s(cast), 1e8 / (3.35e12 * 0.93 * 0.9) + kMemoryKernelStartupS, 1e-15);
+  cast.access = MemoryAccess::unrolled;
+  EXPECT_NEAR(r.compute.time_s(cast), 1e8 / (3.35e12 * 0.57 * copy_scale) + kMemoryKernelStartupS, 1e-15);
+  EXPECT_NE(r.calibration_provenance.find("streaming x0.900 from this calibration's probes"), std::string::npos)
+      << r.calibration_provenance;
 }
 
 // Measured on H100, applied to A100: a compute-bound time grows by the peak ratio 989.4 / 312,

@@ -52,7 +52,8 @@ struct StreamAndEvents {
   StreamAndEvents& operator=(const StreamAndEvents&) = delete;
 };
 
-RawOperator skeleton(const OpShape& shape, const kernels::OpWork& work) {
+RawOperator skeleton(const OpShape& shape, const kernels::Operator& op) {
+  const kernels::OpWork work = op.work();
   RawOperator r;
   r.op = shape.op;
   r.kind = work.kind;
@@ -60,6 +61,7 @@ RawOperator skeleton(const OpShape& shape, const kernels::OpWork& work) {
   r.shape = shape_fields(shape);
   r.flops = work.flops;
   r.bytes = work.bytes;
+  r.access = op.memory_access();
   return r;
 }
 
@@ -141,6 +143,8 @@ std::vector<OpShape> default_shapes(const std::vector<DType>& dtypes, bool gemm_
         for (const OpShape& s : kernels::layer_shapes(layer(hidden, llama), dtype)) add(s);
     for (const OpShape& s : square_gemm_shapes(dtype)) add(s);
   }
+  // Whatever the dtypes: the memory access patterns the simulator prices, in autocast's bf16.
+  for (const OpShape& s : kernels::memory_access_probe_shapes()) add(s);
   return shapes;
 }
 
@@ -182,7 +186,7 @@ std::vector<RawOperator> measure_operators(const std::vector<OpShape>& shapes, c
       skip(e.what());
       continue;
     }
-    RawOperator r = skeleton(shape, op->work());
+    RawOperator r = skeleton(shape, *op);
     try {
       if (collector) measure_with_cupti(*op, settings, *collector, r);
       else measure_with_events(*op, settings, r);

@@ -74,7 +74,8 @@ GpuChange gpu_change(const std::string& recorded_gpu_name, double recorded_memor
     // so their ratio stays the datasheets'.
     target_eff.half = calibrated(c, Precision::bf16, OperatorKind::gemm);
     target_eff.tf32 = calibrated(c, Precision::fp32, OperatorKind::gemm);
-    target_eff.memory = defaults.memory * measured_copy_scale(c);
+    // A trace's memory-bound kernels are mostly streaming ones: that pattern's scale (probed, or the copy's).
+    target_eff.memory = defaults.memory * measured_access_scales(c)[size_t(MemoryAccess::streaming)];
     out.efficiency_source = "efficiencies measured in " + target_calibration.string();
   }
   const ClassRates from = rates_of(*out.recorded, defaults), to = rates_of(*out.target, target_eff);

@@ -2,6 +2,7 @@
 
 #include "memory_access.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "calibration_file_reader.hpp"
@@ -57,12 +58,55 @@ Calibration load_calibration(const std::filesystem::path& file, const Efficiency
     m.time_s = o.time_s;
     m.compute_efficiency = o.compute_efficiency;
     m.memory_efficiency = o.memory_efficiency;
+    if (!o.access.empty()) {
+      m.access = memory_access_named(o.access);
+      if (!m.access) throw std::logic_error("calibration: access pattern '" + o.access + "' is not one of the model's");
+    }
     c.operators.push_back(m);
   }
   for (const calib::CalibratedCollective& o : f.collectives)
     c.collectives.push_back({collective_kind_of(o.op), o.gpus, o.fit.latency_s, o.fit.busbw_Bps});
   c.d2d_Bps = f.copies.d2d_Bps;
   return c;
+}
+
+namespace {
+
+// Each probe's share against the H100's at its size, by pattern.
+std::array<std::vector<double>, kMemoryAccessCount> probe_ratios(const Calibration& c) {
+  std::array<std::vector<double>, kMemoryAccessCount> ratios;
+  for (const MeasuredOperator& o : c.operators) {
+    if (!o.access || o.bytes <= 0 || o.memory_efficiency <= 0) continue;
+    const double transfer_s = o.time_s - kMemoryKernelStartupS;
+    if (transfer_s <= 0) continue;
+    const double share = o.memory_efficiency * o.time_s / transfer_s;
+    ratios[size_t(*o.access)].push_back(share / memory_access_efficiency(*o.access, o.bytes));
+  }
+  return ratios;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+MemoryAccessScales measured_access_scales(const Calibration& c) {
+  MemoryAccessScales scales = uniform_access_scales(measured_copy_scale(c));
+  const auto ratios = probe_ratios(c);
+  for (size_t a = 0; a < ratios.size(); ++a)
+    if (!ratios[a].empty()) scales[a] = median(ratios[a]);
+  return scales;
+}
+
+std::vector<MemoryAccess> probed_accesses(const Calibration& c) {
+  std::vector<MemoryAccess> probed;
+  const auto ratios = probe_ratios(c);
+  for (size_t a = 0; a < ratios.size(); ++a)
+    if (!ratios[a].empty()) probed.push_back(MemoryAccess(a));
+  return probed;
 }
 
 double measured_copy_scale(const Calibration& c) {

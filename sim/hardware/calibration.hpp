@@ -13,6 +13,7 @@
 
 #include "device_spec.hpp"  // device_id_of_name, for the callers that place a calibration's device
 #include "efficiency_defaults.hpp"
+#include "memory_access.hpp"
 #include "program.hpp"
 #include "precision.hpp"
 
@@ -27,6 +28,8 @@ struct MeasuredOperator {
   // L2, a clock above the datasheet's) up to sim/base/size_limits.hpp's bounds.
   double compute_efficiency = 0;  // flops / time / peak of the measured device
   double memory_efficiency = 0;   // bytes / time / HBM bandwidth of the measured device
+  // A probe of one of the simulator's memory access patterns (kernels' access_* operators).
+  std::optional<MemoryAccess> access;
 };
 
 struct MeasuredCollective {
@@ -55,6 +58,14 @@ Calibration load_calibration(const std::filesystem::path& file, const Efficiency
 // whose kernels the memory access patterns were measured on (kReferenceCopyShare): what scales them
 // on the calibrated GPU. 1 without a copy or for a GPU dtsim does not know.
 double measured_copy_scale(const Calibration& c);
+
+// Per memory access pattern, what scales the H100-measured shares on the calibrated GPU: where the
+// calibration probed the pattern (operators with an `access`), the median over the probes of
+// their share (bytes over their time less kMemoryKernelStartupS, over the measured GPU's HBM
+// peak) against the H100's share at the same size; elsewhere measured_copy_scale.
+MemoryAccessScales measured_access_scales(const Calibration& c);
+// The patterns measured_access_scales took from probes.
+std::vector<MemoryAccess> probed_accesses(const Calibration& c);
 
 // The simulator's kinds for a file's names, which the reader has checked; std::logic_error for
 // another name (the reader and the model disagree: a bug).

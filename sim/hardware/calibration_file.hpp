@@ -30,6 +30,9 @@ struct OperatorIdentity {
   std::string dtype;  // "fp32", "tf32", "fp16", "bf16", "fp8"
   ShapeFields shape;
   double flops = 0, bytes = 0;
+  // The memory access pattern of the simulator's (kMemoryAccesses) this operator's kernel moves
+  // memory in, where it was built to reproduce one (kernels' access_* probes); empty otherwise.
+  std::string access;
 };
 
 struct CalibratedOperator : OperatorIdentity {
@@ -105,6 +108,13 @@ struct CalibrationFile {
 inline constexpr const char* kOperatorKinds[] = {"gemm", "attention_gemm", "elementwise", "optimizer"};
 inline constexpr const char* kCollectiveOps[] = {"all_reduce", "all_gather", "reduce_scatter",
                                                  "all_to_all", "broadcast",  "send_recv"};
+// The memory access patterns an operator may name (the simulator's MemoryAccess names; the same
+// test checks they agree).
+inline constexpr const char* kMemoryAccesses[] = {
+    "streaming",     "unrolled",      "promoting",             "strided",
+    "normalization", "norm_backward", "batch_norm_statistics", "batch_norm_transform",
+    "max_pool_backward", "softmax",   "fill",                  "optimizer_step",
+    "multi_tensor"};
 
 // Matmul kinds are measured by FLOP/s (compute_efficiency), the others by bytes/s.
 inline bool is_matmul_kind(const std::string& kind) { return kind == "gemm" || kind == "attention_gemm"; }

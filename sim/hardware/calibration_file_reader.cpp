@@ -111,12 +111,17 @@ ShapeFields read_shape(const JsonFields& f, const json& o, const std::string& at
 CalibratedOperator read_operator(const JsonFields& f, const json& o, const std::string& at) {
   f.require_object(o, at,
                    {"op", "kind", "dtype", "shape", "flops", "bytes", "time_s", "runs", "compute_efficiency",
-                    "memory_efficiency", "kernels"});
+                    "memory_efficiency", "kernels", "access"});
   CalibratedOperator m;
   m.op = f.string(o, at, "op");
   m.kind = f.string(o, at, "kind");
   if (!is_one_of(m.kind, kOperatorKinds)) f.fail(at + ".kind", listed(kOperatorKinds), "'" + m.kind + "'");
   m.dtype = f.string(o, at, "dtype");
+  if (f.has(o, "access")) {
+    m.access = f.string(o, at, "access");
+    if (!is_one_of(m.access, kMemoryAccesses)) f.fail(at + ".access", listed(kMemoryAccesses), "'" + m.access + "'");
+    if (is_matmul_kind(m.kind)) f.fail(at + ".access", "no access pattern for a matmul kind", "'" + m.access + "'");
+  }
   constexpr const char* kDtypes[] = {"bf16", "fp16", "fp8", "tf32", "fp32"};
   if (!is_one_of(m.dtype, kDtypes)) f.fail(at + ".dtype", listed(kDtypes), "'" + m.dtype + "'");
   m.flops = f.number_in(o, at, "flops", 0, 1e21, "a FLOP count in [0, 1e21]");

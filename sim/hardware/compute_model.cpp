@@ -7,13 +7,13 @@
 namespace dtsim {
 
 ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
-                           MeasuredEfficiencies measured, double copy_scale)
+                           MeasuredEfficiencies measured, MemoryAccessScales access_scales)
     : device_(&device),
       peak_flops_(device.peak_flops(precision)),
       non_gemm_peak_flops_(device.peak_flops(working_precision(precision))),
       eff_(efficiencies),
       measured_(std::move(measured)),
-      copy_scale_(copy_scale) {}
+      access_scales_(access_scales) {}
 
 ComputeModel ComputeModel::with_tensor_clock(double clock) const {
   ComputeModel m = *this;
@@ -24,7 +24,7 @@ ComputeModel ComputeModel::with_tensor_clock(double clock) const {
 double ComputeModel::memory_efficiency(const Operator& op) const {
   // A per-kind value (a format-1 calibration's summary) against the table's, and a measured copy.
   const double summary = eff_[op.kind].memory / default_efficiencies()[op.kind].memory;
-  return memory_access_efficiency(op.access, op.bytes) * summary * copy_scale_;
+  return memory_access_efficiency(op.access, op.bytes) * summary * access_scales_[size_t(op.access)];
 }
 
 double ComputeModel::time_s(const Operator& op) const {

@@ -92,10 +92,10 @@ struct KernelClassTimes {
 
 class ComputeModel {
  public:
-  // `copy_scale`: how this GPU's measured streaming compares with the H100's the memory access
-  // patterns were measured on (a calibration's copy share over kReferenceCopyShare; 1 unmeasured).
+  // `access_scales`: per memory access pattern, how this GPU's shares compare with the H100's the
+  // patterns were measured on (measured_access_scales of a calibration; 1 unmeasured).
   ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
-               MeasuredEfficiencies measured = {}, double copy_scale = 1);
+               MeasuredEfficiencies measured = {}, MemoryAccessScales access_scales = uniform_access_scales(1));
 
   double time_s(const Operator& op) const;
   // The same model with the tensor cores (GEMMs, attention) at `clock` of their rate: a GPU held
@@ -116,7 +116,7 @@ class ComputeModel {
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;
   double tensor_clock_ = 1;
-  double copy_scale_ = 1;
+  MemoryAccessScales access_scales_;
 };
 
 }  // namespace dtsim

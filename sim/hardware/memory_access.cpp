@@ -123,4 +123,10 @@ const char* to_string(MemoryAccess a) {
 
 double memory_access_efficiency(MemoryAccess a, double bytes) { return interpolate(points(a), bytes); }
 
+std::optional<MemoryAccess> memory_access_named(const std::string& name) {
+  for (MemoryAccess a : kMemoryAccesses)
+    if (name == to_string(a)) return a;
+  return std::nullopt;
+}
+
 }  // namespace dtsim

@@ -4,6 +4,9 @@
 // ones (unrolled, not vectorized) reach about half, permuting and broadcasting copies a third.
 // The shares were measured on an H100 SXM (memory_access.cpp) and are taken as fractions of any
 // GPU's HBM bandwidth until that GPU is measured.
+#include <array>
+#include <iterator>
+#include <optional>
 #include <string>
 
 namespace dtsim {
@@ -29,7 +32,18 @@ inline constexpr MemoryAccess kMemoryAccesses[] = {
     MemoryAccess::batch_norm_transform, MemoryAccess::max_pool_backward,
     MemoryAccess::softmax, MemoryAccess::fill,
     MemoryAccess::optimizer_step, MemoryAccess::multi_tensor};
+inline constexpr int kMemoryAccessCount = int(std::size(kMemoryAccesses));
 const char* to_string(MemoryAccess a);
+// The pattern of that name; nullopt for another.
+std::optional<MemoryAccess> memory_access_named(const std::string& name);
+
+// Per pattern, how this GPU's shares compare with the measured H100's (1: as measured there).
+using MemoryAccessScales = std::array<double, kMemoryAccessCount>;
+inline MemoryAccessScales uniform_access_scales(double scale) {
+  MemoryAccessScales s;
+  s.fill(scale);
+  return s;
+}
 
 // Fraction of the HBM peak a kernel of this access moving `bytes` (read + written) reaches, after
 // its start-up time; above 1 where the measured GPU beat its datasheet peak.

@@ -54,10 +54,14 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
       how = fmt::format("scaled from {} measured on {}: {} x{:.3g} {}", curve.size(), c.device,
                         by_flops ? "peak FLOP/s" : "HBM bandwidth", ratio,
                         source ? "(efficiency kept as a fraction of peak)" : "(unknown source GPU: ratio not known)");
-    } else if (is_memory_bound(kind) && c.d2d_Bps > 0) {
-      how = fmt::format("access patterns measured on an H100 SXM, x{:.3f}: this calibration's copy streamed at "
-                        "{:.0f} GB/s",
-                        measured_copy_scale(c), c.d2d_Bps / 1e9);
+    } else if (is_memory_bound(kind) && (c.d2d_Bps > 0 || !probed_accesses(c).empty())) {
+      how = "access patterns measured on an H100 SXM";
+      if (c.d2d_Bps > 0)
+        how += fmt::format(", x{:.3f}: this calibration's copy streamed at {:.0f} GB/s", measured_copy_scale(c),
+                           c.d2d_Bps / 1e9);
+      const MemoryAccessScales scales = measured_access_scales(c);
+      for (MemoryAccess a : probed_accesses(c))
+        how += fmt::format("; {} x{:.3f} from this calibration's probes", to_string(a), scales[size_t(a)]);
     } else {
       const bool overridden = c.efficiencies[kind].compute != defaults[kind].compute ||
                               c.efficiencies[kind].memory != defaults[kind].memory;
@@ -116,7 +120,7 @@ ResolvedScenario resolve_scenario(const Scenario& s) {
   topology.node = node_with(s, c);
   return {s,
           ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision),
-                       measured_copy_scale(c)),
+                       measured_access_scales(c)),
           std::move(topology), provenance(s, c, defaults)};
 }
 
