@@ -17,29 +17,10 @@ namespace dtsim {
 
 namespace {
 
-class Kernels {
- public:
-  explicit Kernels(const RankShape&) {}
-  void add(Operator op) { ops_.push_back(op); }
-  void keep(double bytes) { ops_.back().saved_bytes += bytes; }
-  void mem(const char* name, MemoryAccess a, double bytes, int kernels = 1) { add(memory_op(name, a, bytes, kernels)); }
-  void weight_mem(const char* name, MemoryAccess a, double bytes) {
-    Operator op = memory_op(name, a, bytes);
-    op.weight_gradient = true;
-    add(op);
-  }
-  std::vector<Operator> take() { return std::move(ops_); }
-
- private:
-  std::vector<Operator> ops_;
-};
-
 double e_of(const RankShape& r) { return r.elem_bytes; }
 
 Operator matmul(const char* name, double m, double k, double n, const RankShape& r) {
-  Operator op = gemm(name, m, k, n, r.elem_bytes);
-  op.kernels = kCublasGemmActivities;
-  return op;
+  return cublas_gemm(name, m, k, n, r.elem_bytes);
 }
 
 struct Matmul {
@@ -48,7 +29,7 @@ struct Matmul {
 };
 
 // Under autocast each weight is cast by a kernel of its own (its bias with it).
-void matmul_forward(Kernels& k, const RankShape& r, const Matmul& m) {
+void matmul_forward(KernelList& k, const RankShape& r, const Matmul& m) {
   if (r.autocast) {
     k.mem("weight_cast", MemoryAccess::streaming, m.k * m.n * (4 + e_of(r)));
     k.keep(m.k * m.n * e_of(r));
@@ -56,22 +37,18 @@ void matmul_forward(Kernels& k, const RankShape& r, const Matmul& m) {
   k.add(matmul(m.name, m.m, m.k, m.n, r));
 }
 
-void matmul_backward(Kernels& k, const RankShape& r, const Matmul& m) {
+void matmul_backward(KernelList& k, const RankShape& r, const Matmul& m) {
   const Operator fwd = matmul(m.name, m.m, m.k, m.n, r);
   k.add(gemm_dgrad(fwd));
   k.add(gemm_wgrad(fwd));
   if (r.bias) k.weight_mem("bias_grad", MemoryAccess::norm_backward, m.m * m.n * e_of(r));
   if (r.autocast) k.weight_mem("weight_grad_cast", MemoryAccess::streaming, m.k * m.n * (e_of(r) + 4));
-  if (r.micro_batches > 1) {
-    const double grad = r.autocast ? 4 : e_of(r);
-    const double later_share = double(r.micro_batches - 1) / r.micro_batches;
-    k.weight_mem("grad_accumulate", MemoryAccess::streaming, 3 * grad * m.k * m.n * later_share);
-  }
+  accumulate_weight_gradient(k, r, m.k * m.n);
 }
 
 // The residual add, the norm and the bf16 cast of its output in one kernel: read the stream and
 // the branch, write the stream and the normalized bf16 tensor.
-void add_norm(Kernels& k, const RankShape& r) {
+void add_norm(KernelList& k, const RankShape& r) {
   const double th = r.tokens() * r.hidden;
   k.mem("add_norm", MemoryAccess::normalization, th * (2 * r.stream_bytes() + 2 * e_of(r)));
   k.keep(th * (r.stream_bytes() + e_of(r)));
@@ -80,7 +57,7 @@ void add_norm(Kernels& k, const RankShape& r) {
 // Its backward, summing the gradients of the `inputs` matmuls the norm fed into the stream's
 // gradient: read them and the stream's, write the stream's; then the weight gradient's partial
 // sums reduced.
-void add_norm_backward(Kernels& k, const RankShape& r, int inputs) {
+void add_norm_backward(KernelList& k, const RankShape& r, int inputs) {
   const double th = r.tokens() * r.hidden;
   k.mem("add_norm_backward", MemoryAccess::norm_backward, th * (inputs * e_of(r) + 2 * r.stream_bytes()));
   k.weight_mem("norm_weight_grad", MemoryAccess::normalization, 512 * r.hidden * 4);
@@ -104,12 +81,12 @@ Matmul down_matmul(const RankShape& r) {
 }
 
 // RoPE on q or k in one kernel (read bf16, write bf16); the same backward.
-void rope(Kernels& k, const RankShape& r, double heads, const char* name) {
+void rope(KernelList& k, const RankShape& r, double heads, const char* name) {
   k.mem(name, MemoryAccess::unrolled, 2 * r.tokens() * heads * r.head_dim * e_of(r));
 }
 
 std::vector<Operator> layer_forward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   const double t = r.tokens(), e = e_of(r);
   add_norm(k, r);
   for (const Matmul& m : qkv_matmuls(r)) matmul_forward(k, r, m);
@@ -153,7 +130,7 @@ std::vector<Operator> layer_forward(const RankShape& r) {
 }
 
 std::vector<Operator> layer_backward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   const double t = r.tokens(), e = e_of(r);
   const Matmul down = down_matmul(r);
   // Under autocast the stream's fp32 gradient is cast down for each branch (as eagerly).
@@ -191,7 +168,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
 
 // The lookup fused with the first norm; learned positions added in the same kernel.
 std::vector<Operator> embedding_forward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   k.mem("embedding_gather", MemoryAccess::streaming, 2 * r.tokens() * r.hidden * r.stream_bytes());
   return k.take();
 }
@@ -199,7 +176,7 @@ std::vector<Operator> embedding_forward(const RankShape& r) {
 // The table's gradient zeroed and scattered in one kernel; a tied table's gradient added to the
 // LM head's bf16 one, cast up in the same kernel.
 std::vector<Operator> embedding_backward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   const double table = r.vocab * r.hidden, grad = r.autocast ? 4 : e_of(r);
   k.mem("embedding_dense_backward", MemoryAccess::fill, table * grad);
   if (r.tied_embeddings) k.weight_mem("tied_grad_sum", MemoryAccess::streaming, table * (e_of(r) + 2 * grad));
@@ -209,7 +186,7 @@ std::vector<Operator> embedding_backward(const RankShape& r) {
 // Inside the model: the final norm and the LM head (its weight's cast a kernel of its own); the
 // loss outside it runs eagerly, as eager_kernels.cpp's.
 std::vector<Operator> logits_forward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
   k.mem("final_norm", MemoryAccess::normalization, th * (r.stream_bytes() + e));
   k.keep(th * (r.stream_bytes() + e));
@@ -229,7 +206,7 @@ std::vector<Operator> logits_forward(const RankShape& r) {
 }
 
 std::vector<Operator> logits_backward(const RankShape& r) {
-  Kernels k(r);
+  KernelList k;
   const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
   k.mem("nll_loss_grad_zero", MemoryAccess::fill, 4 * tv, 2);
   k.mem("nll_loss_backward", MemoryAccess::streaming, r.tokens() * 12);

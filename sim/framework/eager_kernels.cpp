@@ -20,30 +20,18 @@ namespace dtsim {
 
 namespace {
 
-// The kernels of one pass, appended in the order PyTorch runs them.
-class Kernels {
+// The kernels of one pass with the rank's shape at hand: e() bytes per working element, s() per
+// element of the residual stream.
+class Kernels : public KernelList {
  public:
-  explicit Kernels(const RankShape& r) : r_(r), e_(r.elem_bytes), s_(r.stream_bytes()) {}
+  explicit Kernels(const RankShape& r) : r_(r) {}
 
-  double e() const { return e_; }
-  double s() const { return s_; }
+  double e() const { return r_.elem_bytes; }
+  double s() const { return r_.stream_bytes(); }
   const RankShape& r() const { return r_; }
-
-  void add(Operator op) { ops_.push_back(op); }
-  // The last operator keeps `bytes` of tensors for the backward pass.
-  void keep(double bytes) { ops_.back().saved_bytes += bytes; }
-  void mem(const char* name, MemoryAccess a, double bytes, int kernels = 1) { add(memory_op(name, a, bytes, kernels)); }
-  void weight_mem(const char* name, MemoryAccess a, double bytes) {
-    Operator op = memory_op(name, a, bytes);
-    op.weight_gradient = true;
-    add(op);
-  }
-  std::vector<Operator> take() { return std::move(ops_); }
 
  private:
   const RankShape& r_;
-  double e_, s_;
-  std::vector<Operator> ops_;
 };
 
 // A linear layer: [m x k] x [k x n] (+ bias). `fp32_input`: its input is a norm's output, in
@@ -56,11 +44,7 @@ struct Linear {
   bool input_kept = false;
 };
 
-Operator linear_gemm(const Linear& l, const RankShape& r) {
-  Operator op = gemm(l.name, l.m, l.k, l.n, r.elem_bytes);
-  op.kernels = kCublasGemmActivities;
-  return op;
-}
+Operator linear_gemm(const Linear& l, const RankShape& r) { return cublas_gemm(l.name, l.m, l.k, l.n, r.elem_bytes); }
 
 void linear_forward(Kernels& k, const Linear& l) {
   const RankShape& r = k.r();
@@ -91,11 +75,7 @@ void linear_backward(Kernels& k, const Linear& l) {
     k.weight_mem("bias_grad", MemoryAccess::norm_backward, l.m * l.n * k.e());
     if (r.autocast) k.weight_mem("bias_grad_cast", MemoryAccess::unrolled, l.n * (k.e() + 4));
   }
-  if (r.micro_batches > 1) {
-    const double grad = r.autocast ? 4 : k.e();
-    const double later_share = double(r.micro_batches - 1) / r.micro_batches;
-    k.weight_mem("grad_accumulate", MemoryAccess::streaming, 3 * grad * l.k * l.n * later_share);
-  }
+  accumulate_weight_gradient(k, r, l.k * l.n);
 }
 
 // LayerNorm or RMSNorm over the stream: fp32 under autocast (an fp32 op in autocast's table). It

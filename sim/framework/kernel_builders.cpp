@@ -17,6 +17,12 @@ Operator gemm(const char* name, double m, double k, double n, double elem_bytes)
   return op;
 }
 
+Operator cublas_gemm(const char* name, double m, double k, double n, double elem_bytes) {
+  Operator op = gemm(name, m, k, n, elem_bytes);
+  op.kernels = kCublasGemmActivities;
+  return op;
+}
+
 namespace {
 // A backward GEMM as large as the forward (its operands and output are the forward's three
 // tensors in another order).
@@ -47,9 +53,8 @@ Operator memory_op(const char* name, MemoryAccess access, double bytes, int kern
 }
 
 Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels) {
-  Operator op{name, OperatorKind::optimizer, 0, bytes};
-  op.access = access;
-  op.kernels = kernels;
+  Operator op = memory_op(name, access, bytes, kernels);
+  op.kind = OperatorKind::optimizer;
   return op;
 }
 
@@ -98,6 +103,13 @@ std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast wh
 int multi_tensor_launches(double parameters) {
   constexpr double kElementsPerLaunch = 320.0 * 65536;
   return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));
+}
+
+void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parameters) {
+  if (r.micro_batches <= 1) return;
+  const double grad = r.autocast ? 4 : r.elem_bytes;
+  const double later_share = double(r.micro_batches - 1) / r.micro_batches;
+  k.weight_mem("grad_accumulate", MemoryAccess::streaming, 3 * grad * parameters * later_share);
 }
 
 double fused_attention_saved_bytes(const RankShape& r) {

@@ -17,6 +17,8 @@ inline constexpr int kCublasGemmActivities = 2;
 // traced ResNet-50's 3x3 convolutions to 64 channels ran at half the rate of those to 128 and more
 // (146 us where full tiles give 101; n_tile_utilization).
 Operator gemm(const char* name, double m, double k, double n, double elem_bytes);
+// The same GEMM as PyTorch runs it through cuBLAS: kCublasGemmActivities GPU activities.
+Operator cublas_gemm(const char* name, double m, double k, double n, double elem_bytes);
 double n_tile_utilization(double n);
 // Its input gradient [m x n] x [n x k] (dgrad) and weight gradient [k x m] x [m x n] (wgrad), each
 // as large as the forward and in its precision; both, one after the other.
@@ -53,6 +55,30 @@ double fused_attention_saved_bytes(const RankShape& r);
 // [m x k] or of their output gradients [m x n].
 enum class Fp8Cast { inputs, output_gradients };
 std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe);
+
+// A pass's kernels, appended in the order its framework runs them.
+class KernelList {
+ public:
+  void add(Operator op) { ops_.push_back(op); }
+  // The last operator keeps `bytes` of tensors for the backward pass (Operator::saved_bytes).
+  void keep(double bytes) { ops_.back().saved_bytes += bytes; }
+  void mem(const char* name, MemoryAccess a, double bytes, int kernels = 1) { add(memory_op(name, a, bytes, kernels)); }
+  // A memory-bound kernel only a weight gradient needs (Operator::weight_gradient).
+  void weight_mem(const char* name, MemoryAccess a, double bytes) {
+    Operator op = memory_op(name, a, bytes);
+    op.weight_gradient = true;
+    add(op);
+  }
+  std::vector<Operator> take() { return std::move(ops_); }
+
+ private:
+  std::vector<Operator> ops_;
+};
+
+// After the first of several micro-batches, a weight gradient of `parameters` added to the one
+// already held (read both, write one; fp32 under autocast), by a framework that does not
+// accumulate inside its GEMMs: PyTorch's autograd.
+void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parameters);
 
 // PyTorch's multi-tensor kernels (torch/csrc/.../MultiTensorApply.cuh) launch at most 320 blocks
 // of 65,536 elements: one launch per 20,971,520 parameters.

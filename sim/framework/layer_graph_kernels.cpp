@@ -36,9 +36,8 @@ Operator product(const Layer& l, const LayerGraphRun& run) {
     n = std::max(1.0, std::round(l.parameters / k_dim));
     m = run.samples * l.output_elements / n;
   }
-  Operator op = gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
+  Operator op = cublas_gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
   op.flops = 2 * l.forward_macs * run.samples;  // exactly the layer's products
-  op.kernels = kCublasGemmActivities;
   if (l.kind == LayerKind::convolution) {
     // An implicit GEMM reads the feature map, not its k-fold unfolded copy.
     op.bytes = (l.input_elements + l.output_elements) * run.samples * run.elem_bytes + l.parameters * run.elem_bytes;
