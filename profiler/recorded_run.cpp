@@ -66,10 +66,8 @@ OperatorIdentity read_operator_identity(const FieldReader& r, const json& o, con
   id.bytes = r.non_negative(o, at, "bytes");
   if (o.contains("access")) {
     id.access = r.string(o, at, "access");
-    bool known = false;
-    for (const char* name : kMemoryAccesses) known = known || id.access == name;
-    if (!known) r.fail(at + ".access", "one of the simulator's memory access patterns (streaming, unrolled, ...)",
-                       "\"" + id.access + "\"");
+    if (!calib::is_one_of(id.access, kMemoryAccesses))
+      r.fail(at + ".access", calib::listed(kMemoryAccesses), "\"" + id.access + "\"");
   }
   return id;
 }

@@ -16,13 +16,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// printf's %g, as fmt's {:g}: "0.0001", "1e+14".
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
 int line_of_byte(const std::string& text, size_t byte_offset) {
   const size_t end = std::min(byte_offset, text.size());
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
@@ -34,6 +27,12 @@ struct DuplicateKey {
 };
 
 }  // namespace
+
+std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 json parse_json_input(const std::filesystem::path& file, const std::string& field) {
   const std::string text = read_input_file(file, field);

@@ -11,6 +11,9 @@ namespace dtsim {
 
 nlohmann::json parse_json_input(const std::filesystem::path& file, const std::string& field = "");
 
+// printf's %g, as fmt's {:g}: "0.0001", "1e+14".
+std::string shortest(double value);
+
 // "object", "null", "1e+18", "'abc'" (short): what was found where something else was expected.
 std::string describe_json(const nlohmann::json& value);
 

@@ -3,6 +3,7 @@
 // data: what the profiler builds and writes (profiler/calibration_writer.hpp) and what the one
 // reader (calibration_file_reader.hpp) returns, for the simulator (calibration.hpp) and the
 // profiler alike. Plain std: the profiler compiles it on a GPU machine without dtsim's packages.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -115,6 +116,20 @@ inline constexpr const char* kMemoryAccesses[] = {
     "normalization", "norm_backward", "batch_norm_statistics", "batch_norm_transform",
     "max_pool_backward", "softmax",   "fill",                  "optimizer_step",
     "multi_tensor"};
+
+// Whether `name` is one of `names` (the lists above), and the list as "a, b, c or d" for messages.
+template <size_t N>
+bool is_one_of(const std::string& name, const char* const (&names)[N]) {
+  for (const char* n : names)
+    if (name == n) return true;
+  return false;
+}
+template <size_t N>
+std::string listed(const char* const (&names)[N]) {
+  std::string text;
+  for (size_t i = 0; i < N; ++i) text += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i]);
+  return text;
+}
 
 // Matmul kinds are measured by FLOP/s (compute_efficiency), the others by bytes/s.
 inline bool is_matmul_kind(const std::string& kind) { return kind == "gemm" || kind == "attention_gemm"; }

@@ -1,6 +1,5 @@
 #include "calibration_file_reader.hpp"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -13,29 +12,7 @@ namespace {
 
 using json = nlohmann::json;
 
-// printf's %g: "0.0001", "1e+17".
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
 std::string range(double low, double high) { return "[" + shortest(low) + ", " + shortest(high) + "]"; }
-
-template <size_t N>
-bool is_one_of(const std::string& name, const char* const (&names)[N]) {
-  for (const char* n : names)
-    if (name == n) return true;
-  return false;
-}
-
-// "a, b, c or d".
-template <size_t N>
-std::string listed(const char* const (&names)[N]) {
-  std::string text;
-  for (size_t i = 0; i < N; ++i) text += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i]);
-  return text;
-}
 
 // OpShape's field order (kernels/operator.hpp): a shape reads back in the order it was written.
 constexpr const char* kShapeOrder[] = {"m", "n", "k", "batch", "seq", "head_dim", "rows", "cols", "vocab", "count"};
