@@ -11,7 +11,7 @@
 
 namespace dtsim::kernels {
 
-// OpWork convention (as sim/workload/transformer_ops.cpp): only GEMMs count FLOPs; elementwise and
+// OpWork convention (as sim/framework/transformer_ops.cpp): only GEMMs count FLOPs; elementwise and
 // optimizer operators report 0 FLOPs and the bytes they must move, being memory-bound.
 class OperatorBase : public Operator {
  public:

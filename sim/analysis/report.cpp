@@ -157,7 +157,7 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   b.compute_s /= n, b.communication_s /= n, b.bubble_s /= n, b.other_s /= n;
   b.input_wait_s = input_wait_s;
   for (auto& [kind, c] : b.communication_by_kind) c.total_s /= n, c.exposed_s /= n;
-  rep.compute_classes = iteration_kernel_classes(s, workload_inputs(s, resolved.compute));
+  rep.compute_classes = iteration_kernel_classes(s, resolved.compute);
   rep.compression = compression_summary(resolved);
   rep.memory = peak_memory_per_gpu(s);
   rep.efficiency_source = r.efficiency_source;

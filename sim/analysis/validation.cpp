@@ -8,8 +8,8 @@
 #include "analytic_model.hpp"
 #include "collective_sweep.hpp"
 #include "data_parallel_run.hpp"
-#include "report.hpp"
 #include "resolved_scenario.hpp"
+#include "workload_builder.hpp"
 #include "device_spec.hpp"
 #include "memory_model.hpp"
 #include "input_file.hpp"
@@ -282,10 +282,12 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     }
     SimulationOptions options;
     options.fold_replicas = fold_replicas;
-    const SimulationResult sim = simulate(run.scenario, options);
+    // Resolved once (the calibration file read once), for the simulation and the kernel classes.
+    const ResolvedScenario resolved = resolve_scenario(run.scenario);
+    const SimulationResult sim = simulate(resolved, options);
     const double iteration_s = sim.engine.iteration_s;
     const Scenario& s = run.scenario;
-    const Report report = make_report(resolve_scenario(s), sim);
+    const MemoryBreakdown memory = peak_memory_per_gpu(s);
     const double predicted =
         run.metric == "iteration_time_s" ? iteration_s
         : run.metric == "tflops_per_gpu"
@@ -305,9 +307,9 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
                             .setup = setup_of(s),
                             .framework = to_string(s.training.framework),
                             .measured_classes = run.measured_classes,
-                            .predicted_classes = report.compute_classes,
+                            .predicted_classes = iteration_kernel_classes(s, resolved.compute),
                             .measured_peak_bytes = run.measured_peak_bytes,
-                            .predicted_peak_bytes = report.memory.total_bytes - report.memory.fragmentation_bytes};
+                            .predicted_peak_bytes = memory.total_bytes - memory.fragmentation_bytes};
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }

@@ -8,8 +8,8 @@
 // eff comes from the measured curve of the operator's kind at its size where a calibration has one
 // (measured_efficiency.hpp), else from the per-kind table for the device (efficiency_defaults.hpp).
 // A memory-bound operator (elementwise, optimizer) reaches the share of bandwidth its access
-// pattern reaches (memory_access.hpp), scaled by how this GPU's measured streaming compares with
-// the default table's, and each of its kernels adds its start-up time.
+// pattern reaches (memory_access.hpp), scaled per pattern by a calibration's probe of it or its
+// copy (calibration.hpp, measured_access_scales), and each of its kernels adds its start-up time.
 // Efficiencies are fractions of the device's own peaks, so a curve measured on one GPU type and
 // applied to another scales compute-bound times by the peak FLOP/s ratio and memory-bound ones by
 // the HBM bandwidth ratio.
@@ -43,7 +43,7 @@ struct Operator {
   // A dense GEMM that stays in the working precision (bf16) when the layers' GEMMs run in FP8.
   bool working_precision_gemm = false;
   // GPU activities the operator launches (a GEMM's backward: dgrad and wgrad; a cuBLAS GEMM's
-  // workspace memset counts as one); kernel_launch.hpp.
+  // workspace memset counts as one); launch_model.hpp.
   int kernels = 1;
   // Memory-bound operators: how their kernels walk memory.
   MemoryAccess access = MemoryAccess::streaming;

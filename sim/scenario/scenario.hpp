@@ -64,7 +64,7 @@ struct TrainingConfig {
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
   OptimizerKernels optimizer = OptimizerKernels::fused;
-  // Each pass launched as one CUDA graph instead of kernel by kernel (kernel_launch.hpp). Off by
+  // Each pass launched as one CUDA graph instead of kernel by kernel (sim/framework/launch_model.hpp). Off by
   // default, as in Megatron-Core (--enable-cuda-graph), Megatron Bridge and TorchTitan.
   bool cuda_graphs = false;
   Framework framework = Framework::megatron;

@@ -203,7 +203,8 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
   return clock < 1 ? priced_inputs(s, compute.with_tensor_clock(compute.tensor_clock() * clock)) : in;
 }
 
-KernelClassTimes iteration_kernel_classes(const Scenario& s, const WorkloadInputs& in) {
+KernelClassTimes iteration_kernel_classes(const Scenario& s, const ComputeModel& compute) {
+  const WorkloadInputs in = workload_inputs(s, compute);
   const ParallelismConfig& p = s.parallelism;
   KernelClassTimes busiest;
   for (int stage = 0; stage < int(in.optimizer_s.size()); ++stage) {

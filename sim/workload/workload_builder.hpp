@@ -90,7 +90,7 @@ struct WorkloadInputs {
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute);
 // One iteration's compute on the GPUs of the stage that computes longest, by class of kernel:
 // every micro-batch's passes of its chunks and its optimizer step (no communication, no waits).
-KernelClassTimes iteration_kernel_classes(const Scenario& s, const WorkloadInputs& in);
+KernelClassTimes iteration_kernel_classes(const Scenario& s, const ComputeModel& compute);
 // Rank folding (DESIGN.md "Scale"). Data-parallel blocks are runs of ep replicas (those an
 // expert-parallel group spans; 1 without experts). The blocks holding a GPU of `unfolded_gpus`
 // (those a what-if event reaches) run their own programs; of the others, with `enabled`, only the
