@@ -5,7 +5,6 @@
 // SKIP row with the library's status, and the other checks go on.
 // Exit codes: 0 every check ran and passed; 1 a check failed or threw; 2 no CUDA device; 3 none
 // failed but the libraries refused some (SKIP rows): what ran is right, not everything ran.
-#include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lt_matmul.hpp"
 #include "operator.hpp"
 
 namespace {
@@ -71,9 +71,8 @@ int main() {
     major = props.major, minor = props.minor;
   }
   const bool fp8 = 10 * major + minor >= 89;
-  const std::size_t lt = cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
-  std::printf("device %d: %s, compute capability %d.%d, cuBLASLt %zu.%zu.%zu%s\n\n", device, name, major, minor,
-              lt / 10000, lt % 10000 / 100, lt % 100, fp8 ? "" : " (no fp8: fp8 GEMMs skipped)");
+  std::printf("device %d: %s, compute capability %d.%d, cuBLASLt %s%s\n\n", device, name, major, minor,
+              lt_version().c_str(), fp8 ? "" : " (no fp8: fp8 GEMMs skipped)");
 
   std::printf("%-17s %-5s %-38s %12s %9s  %s\n", "op", "dtype", "shape", "max rel err", "bound", "result");
   int failures = 0, checks = 0, skipped = 0;

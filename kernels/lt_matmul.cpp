@@ -26,11 +26,14 @@ std::string refusal(const char* call, cublasStatus_t status) {
   return std::string(call) + ": " + cublasLtGetStatusName(status) + " (" + cublasLtGetStatusString(status) + ")";
 }
 
-// cublasLtGetVersion's major * 10000 + minor * 100 + patch as "13.0.2", for messages.
+}  // namespace
+
 std::string lt_version() {
   const std::size_t v = cublasLtGetVersion();
   return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
 }
+
+namespace {
 
 // A stored matrix of rows x cols (column-major, leading dimension ld), optionally batched.
 cublasLtMatrixLayout_t make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld,

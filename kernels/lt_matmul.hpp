@@ -13,6 +13,10 @@
 
 namespace dtsim::kernels {
 
+// The loaded cuBLASLt's version (cublasLtGetVersion's major * 10000 + minor * 100 + patch) as
+// "13.0.2", for messages.
+std::string lt_version();
+
 struct MatmulSpec {
   cudaDataType_t ab_type = CUDA_R_32F;  // A and B
   cudaDataType_t cd_type = CUDA_R_32F;  // C (= D, beta 0) and D

@@ -40,16 +40,18 @@ std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-std::string nccl_version_text(int version) {
-  const int major_unit = version >= 10000 ? 10000 : 1000;
+namespace {
+// major * major_unit + minor * 100 + patch, as "major.minor.patch".
+std::string major_minor_patch(std::size_t version, std::size_t major_unit) {
   return std::to_string(version / major_unit) + "." + std::to_string(version % major_unit / 100) + "." +
          std::to_string(version % 100);
 }
+}  // namespace
+
+std::string nccl_version_text(int version) { return major_minor_patch(version, version >= 10000 ? 10000 : 1000); }
 
 std::string cudnn_version_text(std::size_t version) {
-  const std::size_t major_unit = version >= 90000 ? 10000 : 1000;
-  return std::to_string(version / major_unit) + "." + std::to_string(version % major_unit / 100) + "." +
-         std::to_string(version % 100);
+  return major_minor_patch(version, version >= 90000 ? 10000 : 1000);
 }
 
 }  // namespace dtsim::profiler

@@ -11,6 +11,11 @@ bool has_any(const std::string& s, std::initializer_list<const char*> parts) {
   return std::any_of(parts.begin(), parts.end(), [&](const char* p) { return s.find(p) != std::string::npos; });
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return s;
+}
+
 std::string erase_all(std::string s, const std::string& part) {
   for (size_t at = s.find(part); at != std::string::npos; at = s.find(part, at)) s.erase(at, part.size());
   return s;
@@ -43,8 +48,7 @@ const char* key_of(KernelClass c) {
 }
 
 KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  const std::string n = lower(name);
   if (kind == GpuActivityKind::memcpy)
     return has_any(n, {"htod", "dtoh", "htoh"}) ? KernelClass::host_copy : KernelClass::memory_bound;
   if (kind == GpuActivityKind::memset) return KernelClass::memory_bound;
@@ -69,8 +73,7 @@ KernelClass kernel_class(const std::string& name, GpuActivityKind kind) {
 
 OperatorKind kernel_role(const std::string& name, GpuActivityKind kind) {
   if (kind != GpuActivityKind::kernel) return OperatorKind::elementwise;
-  std::string n = name;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  const std::string n = lower(name);
   // Fused attention: FlashAttention ("flash_fwd_kernel"), xFormers/PyTorch ("fmha_cutlassF"), cuDNN's
   // SDPA ("cudnn_generated_fort_native_sdpa_...") and the helpers its backward launches
   // ("cudnn::fusion::compute_dot_do_o_specialized", "convert_dq_to_16bits", "fmha_reduce_head").
