@@ -122,10 +122,7 @@ std::vector<Operator> layer_forward(const RankShape& r) {
   if (r.dropout > 0) k.keep(t * r.hidden);
   if (r.moe.enabled()) k.mem("token_unpermute", MemoryAccess::strided, 2 * down.m * r.hidden * e);
   std::vector<Operator> ops = k.take();
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(ops, Fp8Cast::inputs, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, ops, Fp8Cast::inputs, r);
   return ops;
 }
 
@@ -159,10 +156,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   for (const Matmul& m : qkv_matmuls(r)) matmul_backward(k, r, m);
   add_norm_backward(k, r, int(qkv_matmuls(r).size()));
   std::vector<Operator> ops = k.take();
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(layer_forward(r), Fp8Cast::output_gradients, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);
   return ops;
 }
 

@@ -345,10 +345,7 @@ std::vector<Operator> layer_forward(const RankShape& r) {
   norm_forward(k);
   mlp_forward(k, l);
   std::vector<Operator> ops = k.take();
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(ops, Fp8Cast::inputs, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, ops, Fp8Cast::inputs, r);
   return ops;
 }
 
@@ -363,10 +360,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   norm_backward(k);
   grad_sum(k, th, k.s());
   std::vector<Operator> ops = k.take();
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(layer_forward(r), Fp8Cast::output_gradients, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);
   return ops;
 }
 

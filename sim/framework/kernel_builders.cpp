@@ -100,6 +100,13 @@ std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast wh
   return casts;
 }
 
+void append_fp8_casts(std::vector<Operator>& ops, const std::vector<Operator>& forward, Fp8Cast which,
+                      const RankShape& r) {
+  if (!r.fp8_gemms) return;
+  const std::vector<Operator> casts = fp8_casts(forward, which, r.fp8_recipe);
+  ops.insert(ops.end(), casts.begin(), casts.end());
+}
+
 int multi_tensor_launches(double parameters) {
   constexpr double kElementsPerLaunch = 320.0 * 65536;
   return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));

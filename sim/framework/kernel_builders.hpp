@@ -55,6 +55,9 @@ double fused_attention_saved_bytes(const RankShape& r);
 // [m x k] or of their output gradients [m x n].
 enum class Fp8Cast { inputs, output_gradients };
 std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe);
+// Those casts appended to `ops` when the rank's GEMMs run in FP8 (`forward` may be `ops` itself).
+void append_fp8_casts(std::vector<Operator>& ops, const std::vector<Operator>& forward, Fp8Cast which,
+                      const RankShape& r);
 
 // A pass's kernels, appended in the order its framework runs them.
 class KernelList {

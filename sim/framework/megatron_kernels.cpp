@@ -101,10 +101,7 @@ void append_backward_of(std::vector<Operator>& ops, const Operator& f, const Ran
 
 std::vector<Operator> layer_forward(const RankShape& r) {
   std::vector<Operator> ops = layer_compute_ops(r);
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(ops, Fp8Cast::inputs, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, ops, Fp8Cast::inputs, r);
   return ops;
 }
 
@@ -112,10 +109,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   const std::vector<Operator> forward = layer_compute_ops(r);
   std::vector<Operator> ops;
   for (const Operator& f : forward) append_backward_of(ops, f, r);
-  if (r.fp8_gemms) {
-    const std::vector<Operator> casts = fp8_casts(forward, Fp8Cast::output_gradients, r.fp8_recipe);
-    ops.insert(ops.end(), casts.begin(), casts.end());
-  }
+  append_fp8_casts(ops, forward, Fp8Cast::output_gradients, r);
   return ops;
 }
 
