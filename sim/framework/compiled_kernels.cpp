@@ -156,7 +156,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   for (const Matmul& m : qkv_matmuls(r)) matmul_backward(k, r, m);
   add_norm_backward(k, r, int(qkv_matmuls(r).size()));
   std::vector<Operator> ops = k.take();
-  append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);
+  if (r.fp8_gemms) append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);  // forward built only then
   return ops;
 }
 

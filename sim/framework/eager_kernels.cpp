@@ -360,7 +360,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   norm_backward(k);
   grad_sum(k, th, k.s());
   std::vector<Operator> ops = k.take();
-  append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);
+  if (r.fp8_gemms) append_fp8_casts(ops, layer_forward(r), Fp8Cast::output_gradients, r);  // forward built only then
   return ops;
 }
 
