@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
     std::cerr << "dtsim_bench: " << e.what() << "\n";
     return 2;
   }
-  if (!write_file_atomically(csv_path, csv)) {
-    std::cerr << "dtsim_bench: cannot write " << csv_path << "\n";
+  if (const std::string error = write_file_atomically(csv_path, csv); !error.empty()) {
+    std::cerr << "dtsim_bench: cannot write " << csv_path << ": " << error << "\n";
     return 2;
   }
   fmt::print("wrote {}\n", csv_path);

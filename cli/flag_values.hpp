@@ -19,10 +19,12 @@ double number_flag(const std::string& flag, const std::string& text, double mini
 // (Scenario::throughput_unit): tokens for a transformer, samples for a layer-graph model.
 void check_length_flag_unit(bool tokens_given, bool samples_given, const std::string& unit);
 
-// An output file the command will write: its folder must exist and the path must not be a
-// folder. Checked before the work, so that a long run does not end in a failed write.
+// An output file the command will write: its folder must exist, the path must not be a folder
+// and not an input of the command (declare_output: one read later is refused too). Checked before
+// the work, so that a long run does not end in a failed write. `-` is standard output, for one
+// output of a command; the command's text then goes to standard error.
 void check_output_path(const std::string& flag, const std::string& file);
-// Writes `content` whole (a temporary file renamed over `file`) or throws naming the flag.
+// Writes `content` whole (write_file_atomically; `-` to standard output) or throws naming the flag.
 void write_output_file(const std::string& flag, const std::string& file, const std::string& content);
 // The same, then "<flag without dashes> written to FILE" on stdout.
 void write_announced_output(const std::string& flag, const std::string& file, const std::string& content);

@@ -9,11 +9,18 @@
 
 namespace dtsim::gui {
 
+namespace {
+QString writeBytes(const QString& file, const QByteArray& bytes) {
+  const std::string error =
+      write_file_atomically(file.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
+  if (!error.empty()) return "could not write " + file + ": " + QString::fromStdString(error);
+  return {};
+}
+}  // namespace
+
 QString saveText(const QString& file, const QString& text) {
   const QByteArray bytes = text.toUtf8();
-  if (!write_file_atomically(file.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size()))))
-    return "could not write " + file;
-  return {};
+  return writeBytes(file, bytes);
 }
 
 QString saveDrawing(const QString& file, QSize size, const RenderFunction& render, const QString& title) {
@@ -38,9 +45,7 @@ QString saveDrawing(const QString& file, QSize size, const RenderFunction& rende
   }
   buffer.close();
   const QByteArray& bytes = buffer.data();
-  if (!write_file_atomically(file.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size()))))
-    return "could not write " + file;
-  return {};
+  return writeBytes(file, bytes);
 }
 
 }  // namespace dtsim::gui

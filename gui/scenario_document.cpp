@@ -82,8 +82,8 @@ ScenarioCheck ScenarioDocument::check() const {
 
 void ScenarioDocument::saveAs(const std::filesystem::path& destination) {
   const std::string yaml = scenario_yaml(file_, overrides(), destination);
-  if (!write_file_atomically(destination, yaml))
-    throw std::runtime_error("could not write " + destination.string());
+  const std::string error = write_file_atomically(destination, yaml);
+  if (!error.empty()) throw std::runtime_error("could not write " + destination.string() + ": " + error);
   open(destination);
 }
 

@@ -1,8 +1,8 @@
 #include "calibration_writer.hpp"
 
-#include <fstream>
 #include <stdexcept>
-#include <system_error>
+
+#include "atomic_file.hpp"
 
 namespace dtsim::profiler {
 
@@ -86,25 +86,8 @@ ojson calibration_to_json(const Calibration& c) {
 }
 
 void write_text_atomically(const std::filesystem::path& file, const std::string& text) {
-  std::filesystem::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(tmp.string() + ": cannot open for writing");
-    out.write(text.data(), std::streamsize(text.size()));
-    if (!out.flush()) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw std::runtime_error(tmp.string() + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw std::runtime_error(file.string() + ": cannot rename " + tmp.string() + " over it: " + ec.message());
-  }
+  const std::string error = write_file_atomically(file, text);
+  if (!error.empty()) throw std::runtime_error(file.string() + ": cannot write it: " + error);
 }
 
 void write_calibration(const std::filesystem::path& file, const Calibration& c) {

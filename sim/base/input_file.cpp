@@ -1,20 +1,68 @@
 #include "input_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "input_error.hpp"
 
-// Plain std, no fmt: see json_input.cpp.
+// Plain std and POSIX, no fmt: see json_input.cpp.
 namespace dtsim {
 
 namespace fs = std::filesystem;
 
+namespace {
+// Every file read so far, by device and inode: an output naming one of them, by any path, would
+// destroy an input (`dtsim run s.yaml --json s.yaml`).
+struct DeclaredOutput {
+  dev_t device;
+  ino_t inode;
+  std::string flag, path;
+};
+std::mutex files_mutex;
+std::vector<std::pair<dev_t, ino_t>> inputs_read;
+std::vector<DeclaredOutput> declared_outputs;
+
+[[noreturn]] void refuse_output(const std::string& flag, const std::string& output, const std::string& input) {
+  throw InputError({"<command line>", 0, flag, "an output path that is not one of the command's input files",
+                    output == input ? "'" + output + "', read as input"
+                                    : "'" + output + "', the file read as input '" + input + "'"});
+}
+
+void remember_input(const fs::path& file, const struct stat& st) {
+  const std::lock_guard<std::mutex> lock(files_mutex);
+  for (const DeclaredOutput& o : declared_outputs)
+    if (o.device == st.st_dev && o.inode == st.st_ino) refuse_output(o.flag, o.path, file.string());
+  inputs_read.emplace_back(st.st_dev, st.st_ino);
+}
+}  // namespace
+
 bool is_existing_file(const fs::path& file) {
   std::error_code ec;
   return fs::is_regular_file(file, ec) && !ec;
+}
+
+bool was_read_as_input(const fs::path& file) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0) return false;
+  const std::lock_guard<std::mutex> lock(files_mutex);
+  for (const auto& [device, inode] : inputs_read)
+    if (device == st.st_dev && inode == st.st_ino) return true;
+  return false;
+}
+
+void declare_output(const std::string& flag, const fs::path& file) {
+  struct stat st {};
+  if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // new, or a device: no input's
+  if (was_read_as_input(file)) refuse_output(flag, file.string(), file.string());
+  const std::lock_guard<std::mutex> lock(files_mutex);
+  declared_outputs.push_back({st.st_dev, st.st_ino, flag, file.string()});
 }
 
 std::string read_input_file(const fs::path& file, const std::string& field) {
@@ -27,14 +75,42 @@ std::string read_input_file(const fs::path& file, const std::string& field) {
   if (!fs::exists(status)) fail("an existing file", "no such file");
   if (fs::is_directory(status)) fail("a file", "a directory");
   if (!fs::is_regular_file(status)) fail("a regular file", "a device, pipe or socket");
-  const std::uintmax_t bytes = fs::file_size(file, ec);
-  if (ec) fail("a readable file", ec.message());
-  if (bytes > kMaxInputFileBytes)
-    fail("a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", std::to_string(bytes) + " bytes");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("a readable file", std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("a readable file", "a read error");
+  const auto too_large = [&](const std::string& found) {
+    fail("a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", found);
+  };
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail("a readable file", std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int error = errno;
+    close(fd);
+    fail("a readable file", std::strerror(error));
+  }
+  if (std::uintmax_t(st.st_size) > kMaxInputFileBytes) {
+    close(fd);
+    too_large(std::to_string(st.st_size) + " bytes");
+  }
+  // Read to the end, not to the stated size: files under /proc state 0 and may read an error
+  // (/proc/self/mem: EIO), which is the message, not an exception from a stream.
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      close(fd);
+      fail("a readable file", std::strerror(error));
+    }
+    if (got == 0) break;
+    if (text.size() + std::size_t(got) > kMaxInputFileBytes) {
+      close(fd);
+      too_large("more than that");
+    }
+    text.append(buffer, std::size_t(got));
+  }
+  close(fd);
+  remember_input(file, st);
   return text;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Reading a user's input file (scenario, topology, calibration, config.json, published runs)
 // whole, with every way it can fail (missing, a directory, unreadable, a name the system refuses,
-// absurdly large) turned into an InputError that names it.
+// absurdly large, a read error) turned into an InputError that names it.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -18,5 +18,13 @@ std::string read_input_file(const std::filesystem::path& file, const std::string
 
 // True for an existing regular file; never throws (a name too long for the system is not one).
 bool is_existing_file(const std::filesystem::path& file);
+
+// Outputs and inputs are never the same file (`dtsim run s.yaml --json s.yaml` would replace the
+// scenario), by any path to it (a link). A command declares each output before its work; an input
+// read later that is one of them, or an output that names an input read already, is an
+// InputError naming the output's flag.
+void declare_output(const std::string& flag, const std::filesystem::path& file);
+// Whether `file` names a file read_input_file has read in this process.
+bool was_read_as_input(const std::filesystem::path& file);
 
 }  // namespace dtsim
