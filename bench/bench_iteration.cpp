@@ -27,7 +27,7 @@ struct Case {
   const char* file;  // relative to the source tree
 };
 
-// 1k, 4k, 12k, 16k (with and without what-if events) and 131k GPUs.
+// 1k, 4k, 12k, 16k (with and without what-if events) and 65k GPUs.
 const std::vector<Case> kCases = {
     {"gpt3-175b 1k a100 (default)", "scenarios/gpt3-175b-1024-a100.yaml"},
     {"gpt3-175b 4k a100", "bench/scale/gpt3-175b-4096-a100.yaml"},
@@ -35,7 +35,7 @@ const std::vector<Case> kCases = {
     {"llama3-405b 16k h100", "bench/scale/llama3-405b-16384-h100.yaml"},
     {"llama3-405b 16k h100 straggler+slow nic", "bench/scale/llama3-405b-16384-h100-what-if.yaml"},
     {"llama3-405b 16k h100 straggler+failed nic", "bench/scale/llama3-405b-16384-h100-failure.yaml"},
-    {"llama3-405b 131k h100 3-tier", "bench/scale/llama3-405b-131072-h100.yaml"},
+    {"llama3-405b 65k h100 3-tier", "bench/scale/llama3-405b-65536-h100.yaml"},
 };
 
 struct Run {
@@ -72,7 +72,7 @@ std::string csv_cells(const std::optional<Run>& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"dtsim simulator speed: folded and unfolded runs from 1k to 131k GPUs"};
+  CLI::App app{"dtsim simulator speed: folded and unfolded runs from 1k to 65k GPUs"};
   int unfolded_max_gpus = 4096;
   long max_gpus = 1L << 20;
   std::string csv_path = "dtsim-bench.csv";

@@ -61,30 +61,30 @@ void add_collective_options(CLI::App& command, CollectiveOptions& o, const std::
   command.add_option("-g,--gpus", o.gpus, "GPUs in the communicator (up to a node, or whole nodes)");
   command.add_option("-b,--minbytes", o.min_bytes, "smallest size (nccl-tests -b)");
   command.add_option("-e,--maxbytes", o.max_bytes, "largest size (nccl-tests -e)");
-  command.add_option("-f,--stepfactor", o.step_factor, "size multiplier (nccl-tests -f)")->check(CLI::Range(1.0001, 1e9));
+  command.add_option("-f,--stepfactor", o.step_factor, "size multiplier (nccl-tests -f)");
   command.add_option("--algo", o.algorithm, "algorithm (auto = NCCL-like choice)")->check(CLI::IsMember(keys(kAlgorithms)));
   command.add_option("--proto", o.protocol, "protocol (auto = NCCL-like choice)")->check(CLI::IsMember(keys(kProtocols)));
 }
 
 int run_collective_command(const CollectiveOptions& o) {
-  if (o.gpus < 2 || o.gpus > kMaxGpus)
-    flag_error("--gpus", fmt::format("2 to {} GPUs (the largest cluster dtsim simulates)", kMaxGpus),
-               std::to_string(o.gpus));
+  const int gpus = int(integer_flag("--gpus", o.gpus, 2, kMaxGpus,
+                                    fmt::format("2 to {} GPUs (the largest cluster dtsim simulates)", kMaxGpus)));
+  const double step_factor = number_flag("--stepfactor", o.step_factor, 1.0001, 1e9);
   const TopologySpec topo = load_topology(o.topology_file);
   CollectiveSweepRequest request;
   request.kind = kOps.at(o.op);
-  request.gpus = o.gpus;
+  request.gpus = gpus;
   request.algorithm = kAlgorithms.at(o.algorithm);
   request.protocol = kProtocols.at(o.protocol);
   const double min_bytes = parse_size("--minbytes", o.min_bytes), max_bytes = parse_size("--maxbytes", o.max_bytes);
   if (max_bytes < min_bytes) flag_error("--maxbytes", fmt::format("at least --minbytes ({})", o.min_bytes), o.max_bytes);
-  const double sizes = std::floor(std::log(max_bytes / min_bytes) / std::log(o.step_factor) + 1e-9) + 1;
+  const double sizes = std::floor(std::log(max_bytes / min_bytes) / std::log(step_factor) + 1e-9) + 1;
   if (sizes > kMaxSweepSizes)
     flag_error("--stepfactor",
                fmt::format("a factor giving at most {} sizes from {} to {} (at least {:.4g})", kMaxSweepSizes,
                            o.min_bytes, o.max_bytes, std::pow(max_bytes / min_bytes, 1.0 / (kMaxSweepSizes - 1))),
-               fmt::format("{:g} ({:.0f} sizes)", o.step_factor, sizes));
-  request.sizes_bytes = size_sweep(min_bytes, max_bytes, o.step_factor);
+               fmt::format("{:g} ({:.0f} sizes)", step_factor, sizes));
+  request.sizes_bytes = size_sweep(min_bytes, max_bytes, step_factor);
   // Rows come out as they are simulated (as nccl-tests prints them): large communicators take a
   // while per size.
   std::cout << nccl_tests_header(topo, request) << std::flush;

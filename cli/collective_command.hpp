@@ -10,11 +10,11 @@ namespace dtsim {
 struct CollectiveOptions {
   std::string topology_file;
   std::string op = "all_reduce";
-  int gpus = 8;
+  std::string gpus = "8";
   std::string algorithm = "auto";
   std::string protocol = "auto";
   std::string min_bytes = "8", max_bytes = "8G";  // nccl-tests -b / -e, with K, M, G suffixes
-  double step_factor = 2;                          // nccl-tests -f
+  std::string step_factor = "2";                   // nccl-tests -f
 };
 
 void add_collective_options(CLI::App& command, CollectiveOptions& options, const std::string& default_topology);

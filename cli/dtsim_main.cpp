@@ -7,7 +7,8 @@
 //   dtsim goodput [SCENARIO] [--days D] [--runs N] [--strategy S] ... (see goodput_command.cpp)
 //   dtsim sweep [SCENARIO] (--gpus LIST | --field PATH --values LIST) ... (see sweep_command.cpp)
 //   dtsim calibrate RAW --out CAL [--peaks-from-spec FILE] [--driver VERSION] (see calibrate_command.hpp)
-// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag), 4 a failure event stopped the
+// Exit codes: 0 ok, 2 bad input (scenario, topology, calibration, flag; work beyond the memory
+// budget, sim/base/memory_budget.hpp), 4 a failure event stopped the
 // iteration (`run`), 3 out of memory (`run`:
 // the scenario does not fit in a GPU's HBM, nothing simulated), 1 internal failure.
 #include <CLI/CLI.hpp>
@@ -16,17 +17,18 @@
 
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 #include "calibrate_command.hpp"
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
+#include "command_line_errors.hpp"
 #include "compare_command.hpp"
 #include "flag_values.hpp"
 #include "goodput_command.hpp"
 #include "import_command.hpp"
 #include "input_error.hpp"
 #include "input_file.hpp"
+#include "memory_budget.hpp"
 #include "plan_command.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
@@ -50,15 +52,15 @@ const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
 
 // `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
-int sensitivity_command(const Scenario& scenario, int gpu) {
-  if (gpu < 0 || gpu >= scenario.gpu_count())
-    flag_error("--straggler-sweep", fmt::format("a GPU rank in [0, {})", scenario.gpu_count()), std::to_string(gpu));
+int sensitivity_command(const Scenario& scenario, const std::string& gpu_text) {
+  const int gpu = int(integer_flag("--straggler-sweep", gpu_text, 0, scenario.gpu_count() - 1,
+                                   fmt::format("a GPU rank in [0, {})", scenario.gpu_count())));
   std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, {1.0, 1.1, 1.25, 1.5, 1.75, 2.0}), gpu);
   return 0;
 }
 
 int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
-                const std::string& calibration_file, std::optional<int> straggler_sweep_gpu, bool no_fold) {
+                const std::string& calibration_file, const std::string& straggler_sweep_gpu, bool no_fold) {
   check_output_path("--json", json_file);
   check_output_path("--trace", trace_file);
   Scenario scenario = load_scenario(scenario_file);
@@ -72,7 +74,7 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
     std::cout << format_out_of_memory(scenario, memory);
     return kExitOutOfMemory;
   }
-  if (straggler_sweep_gpu) return sensitivity_command(scenario, *straggler_sweep_gpu);
+  if (!straggler_sweep_gpu.empty()) return sensitivity_command(scenario, straggler_sweep_gpu);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
   options.fold_replicas = !no_fold;
@@ -105,6 +107,7 @@ int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, 
 
 int main(int argc, char** argv) {
   install_termination_cleanup();
+  limit_process_memory(memory_budget_bytes());
   CLI::App app{"dtsim: predict the iteration time of distributed training on a cluster"};
   app.require_subcommand(1);
 
@@ -114,7 +117,7 @@ int main(int argc, char** argv) {
   run->add_option("--json", json_file, "also write the report as JSON to this file");
   run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (compute and communication tracks per GPU) to this file");
   run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
-  std::optional<int> straggler_sweep_gpu;
+  std::string straggler_sweep_gpu;
   run->add_option("--straggler-sweep", straggler_sweep_gpu,
                   "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
   bool no_fold = false;
@@ -164,7 +167,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << fmt::format("dtsim: error: command line: {}\n", e.what());
+    std::cerr << "dtsim: error: " << format_input_error(command_line_error(e, app, argc, argv)) << "\n";
     return kExitBadInput;
   }
 
@@ -181,6 +184,9 @@ int main(int argc, char** argv) {
     if (*calibrate) return run_calibrate_command(calibrate_options);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "dtsim: error: " << memory_budget_exceeded("this command", memory_budget_bytes()).what() << "\n";
     return kExitBadInput;
   } catch (const YAML::Exception& e) {
     std::cerr << fmt::format("dtsim: error: line {}: {}\n", e.mark.line + 1, e.msg);

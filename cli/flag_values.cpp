@@ -32,8 +32,10 @@ long long integer_flag(const std::string& flag, const std::string& text, long lo
 double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
                    const std::string& expected) {
   char* stop = nullptr;
-  const double value = text.empty() ? 0 : std::strtod(text.c_str(), &stop);
-  if (text.empty() || stop != text.c_str() + text.size() || !std::isfinite(value) || value < minimum || value > maximum)
+  // Decimal only: strtod also reads "nan", "inf" and hexadecimal ("0x10"), which no flag means.
+  const bool decimal = !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  const double value = decimal ? std::strtod(text.c_str(), &stop) : 0;
+  if (!decimal || stop != text.c_str() + text.size() || !std::isfinite(value) || value < minimum || value > maximum)
     flag_error(flag, expected.empty() ? fmt::format("a number from {:g} to {:g}", minimum, maximum) : expected,
                "'" + text + "'");
   return value;

@@ -11,7 +11,7 @@ namespace dtsim {
 // Decimal digits only, in [minimum, maximum]; `expected` replaces "an integer from min to max".
 long long integer_flag(const std::string& flag, const std::string& text, long long minimum, long long maximum,
                        const std::string& expected = "");
-// A finite number (1e9, 0.5) in [minimum, maximum]; `expected` replaces "a number in [min, max]".
+// A finite decimal number (1e9, 0.5; not nan, inf or 0x10) in [minimum, maximum]; `expected` replaces "a number in [min, max]".
 double number_flag(const std::string& flag, const std::string& text, double minimum, double maximum,
                    const std::string& expected = "");
 

@@ -14,6 +14,7 @@
 #include "gpu_change.hpp"
 #include "imported_step.hpp"
 #include "input_error.hpp"
+#include "input_file.hpp"
 #include "scenario_loader.hpp"
 #include "size_limits.hpp"
 #include "step_summary.hpp"
@@ -238,8 +239,9 @@ int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptio
 
 // Execution traces alone replay nothing: a flag that asks for a replay is an error, not ignored.
 void refuse_replay_flags(const ImportOptions& o) {
+  const std::string ranks = o.ranks ? "--ranks" : "";
   const std::pair<const char*, const std::string*> flags[] = {
-      {"--topology", &o.topology}, {"--ranks", &o.ranks},   {"--straggler", &o.straggler},
+      {"--topology", &o.topology}, {"--ranks", &ranks},     {"--straggler", &o.straggler},
       {"--gpu", &o.gpu},           {"--events", &o.events}, {"--calibration", &o.calibration}};
   for (const auto& [flag, value] : flags)
     if (!value->empty())
@@ -331,6 +333,16 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
 
 int run_import_command(const ImportOptions& o) {
   check_output_path("--json", o.json_file);
+  // The flags first: a mistake in one costs no parse of a large trace. Bounds that depend on the
+  // traces (--ranks at least the traced ranks, the straggler's rank) are checked again after.
+  if (o.ranks) integer_flag("--ranks", *o.ranks, 1, kMaxGpus);
+  straggler_flag(o.straggler, int(kMaxGpus));
+  if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
+  if (!o.replay && (!o.straggler.empty() || !o.events.empty() || !o.gpu.empty()))
+    flag_error("--no-replay", "no what-if with it (--straggler, --events and --gpu replay the step)",
+               "--no-replay with a what-if");
+  if (!o.topology.empty() && !is_existing_file(o.topology)) flag_error("--topology", "an existing file", o.topology);
+  const std::vector<Event> events = o.events.empty() ? std::vector<Event>{} : load_events_file(o.events);
   const TraceFiles files = read_trace_files(expand_trace_paths(o.paths));
   if (files.timed.empty()) {
     refuse_replay_flags(o);
@@ -341,18 +353,14 @@ int run_import_command(const ImportOptions& o) {
   const std::string& step = imported.step;
   const int world_size = imported.world_size;
   const int traced = imported.traced_world();
-  const int scaled = o.ranks.empty() ? traced : int(integer_flag("--ranks", o.ranks, traced, kMaxGpus));
+  const int scaled = o.ranks ? int(integer_flag("--ranks", *o.ranks, traced, kMaxGpus)) : traced;
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
-  if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
-  if (!o.replay && (!o.straggler.empty() || !o.events.empty() || !o.gpu.empty()))
-    flag_error("--no-replay", "no what-if with it (--straggler, --events and --gpu replay the step)",
-               "--no-replay with a what-if");
   // The replays asked for, each checked (topology, whole nodes, event targets) before any output.
   const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
   ReplaySetup slowed_setup = setup, events_setup = setup, moved_setup = setup;
   if (straggler) slowed_setup.events = {*straggler};
-  if (!o.events.empty()) {
-    events_setup.events = load_events_file(o.events);
+  if (!events.empty()) {
+    events_setup.events = events;
     events_setup.events_source = o.events;
   }
   std::optional<GpuChange> change;
@@ -393,7 +401,7 @@ int run_import_command(const ImportOptions& o) {
                         {"slowdown", straggler->slowdown},
                         {"replayed_step_s", slowed.replayed_step_s}};
     }
-    if (const std::vector<Event>& events = events_setup.events; !events.empty()) {
+    if (!events.empty()) {
       const TraceReplay r = replay_steps(ranks, events_setup);
       std::cout << fmt::format("what-if        the {} event{} of {}: step {:.3f} ms ({:+.1f}% against the replay)\n",
                                events.size(), events.size() == 1 ? "" : "s", o.events, 1e3 * r.replayed_step_s,

@@ -7,6 +7,7 @@
 // next (issue 19).
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct ImportOptions {
   std::string step;                // "5" or "ProfilerStep#5"; empty: the latest step every trace has
   std::string json_file;
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
-  std::string ranks;           // scale out to this many data-parallel ranks; empty: the world size
+  std::optional<std::string> ranks;  // scale out to this many data-parallel ranks; none: the world size
   std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
   std::string gpu;             // a device id: also replay with the kernels as on that GPU, on its usual node
   std::string calibration;     // a calibration measured on that GPU (its efficiencies); empty: the defaults

@@ -162,7 +162,7 @@ TEST(Topology, NvlinkSharpNeedsGenerationFour) {
 TEST(Topology, TorusDimensionMustBePositive) {
   const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-torus-dimension.yaml"); });
   EXPECT_EQ(e.field, "fabric.dimensions[1]");
-  EXPECT_EQ(e.expected, "an integer in [1, 131072]");
+  EXPECT_EQ(e.expected, "an integer in [1, 65536]");
   EXPECT_EQ(e.found, "'0'");
 }
 

@@ -43,6 +43,21 @@ TEST(CliProcess, TwoRunsWriteByteIdenticalJson) {
   }
 }
 
+// F-12 of the 2026-11-26 campaign: sweep and plan printed their wall times into --json.
+TEST(CliProcess, SweepAndPlanWriteByteIdenticalJson) {
+  test::ScratchDir dir;
+  const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
+  for (const std::string& command :
+       {"sweep " + scenario + " --field parallelism.dp --values 1,2,4,8", std::string("plan --gpus 8 --model gpt3-1.3b")}) {
+    const fs::path a = dir.path() / "a.json", b = dir.path() / "b.json";
+    ASSERT_EQ(test::run_dtsim(command + " --json " + a.string()).exit_code, 0) << command;
+    ASSERT_EQ(test::run_dtsim(command + " --json " + b.string()).exit_code, 0) << command;
+    const std::string first = read_file(a);
+    EXPECT_GT(first.size(), 500u) << command;
+    EXPECT_EQ(first, read_file(b)) << command;
+  }
+}
+
 // dtsim with `args`, started in the background with its output discarded.
 pid_t start_dtsim(const std::vector<std::string>& args) {
   const pid_t pid = fork();

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "calibration.hpp"
 #include "scenario_loader.hpp"
@@ -90,7 +93,7 @@ TEST(RobustScenario, ClusterBeyondTheLargestSimulatedIsRefused) {
   ScratchDir dir;
   const InputErrorInfo e = scenario_error(dir, scenario_with("nodes: 2", "nodes: 1000000"));
   EXPECT_EQ(e.field, "cluster.nodes");
-  EXPECT_EQ(e.expected, "at most 16384 nodes of 8 GPUs (131072 GPUs, the largest cluster dtsim simulates)");
+  EXPECT_EQ(e.expected, "at most 8192 nodes of 8 GPUs (65536 GPUs, the largest cluster dtsim simulates)");
 }
 
 TEST(RobustScenario, MoreWorkThanFitsInMemoryIsRefused) {
@@ -141,7 +144,7 @@ TEST(RobustTopology, TorusLargerThanTheLargestClusterIsRefused) {
   const fs::path wide = dir.write("wide.yaml", topology_text(nvlink, "{kind: torus, dimensions: [1024, 1024]}"));
   const InputErrorInfo e = error_of([&] { load_topology(wide); });
   EXPECT_EQ(e.field, "fabric");
-  EXPECT_EQ(e.expected, "a torus of at most 131072 nodes (the largest cluster dtsim simulates has 131072 GPUs)");
+  EXPECT_EQ(e.expected, "a torus of at most 65536 nodes (the largest cluster dtsim simulates has 65536 GPUs)");
 }
 
 TEST(RobustTopology, DuplicatedKeyIsRefused) {
@@ -252,6 +255,111 @@ TEST(RobustCli, OutputPathThatIsAFolderIsRefusedBeforeAnyWork) {
   expect_bad_flag("plan --gpus 8 --model gpt3-1.3b --json " + folder, "--json");
   expect_bad_flag("goodput " + scenario + " --json " + folder, "--json");
   EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The second campaign (2026-11-26, issue 45); reproducers in tests/data/robustness/.
+
+fs::path reproducer(const std::string& name) { return test::data_dir() / "robustness" / name; }
+
+TEST(RobustCampaign2, ReferenceRateOutsideItsPhysicalRangeIsRefused) {
+  for (const char* name : {"F-02-reference-rate-unbounded-1e-300-deadlock.s.yaml", "F-02b-reference-rate-1e-30-accepted.s.yaml"}) {
+    const InputErrorInfo e = error_of([&] { load_scenario(reproducer(name)); });
+    EXPECT_EQ(e.field, "reference.images_per_s") << name;
+    EXPECT_EQ(e.expected, "a number in [0.001, 1e+09]") << name;
+  }
+}
+
+TEST(RobustCampaign2, QuotedNumberIsAString) {
+  const InputErrorInfo e = error_of([&] { load_scenario(reproducer("F-08-quoted-hex-accepted.s.yaml")); });
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.field, "training.global_batch");
+  EXPECT_EQ(e.found, "'0x100' (quoted: a string)");
+}
+
+TEST(RobustCampaign2, ControlBytesAreShownEscaped) {
+  const test::CliResult r = run_dtsim("topo " + reproducer("F-06-nul-byte-truncates-message.t.yaml").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("field 'node.nvlink.latency_us:\\0.5': expected a value (leave the key out to use the "
+                          "default), found null"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(format_input_error({"f", 1, "k", "e", "a\x1b[2Jb\x7f"}), "f:1: field 'k': expected e, found a\\x1b[2Jb\\x7f");
+}
+
+// One limit in code, messages and README: 65,536 GPUs (the README says so; size_limits.hpp).
+TEST(RobustCampaign2, TheGpuLimitIsTheReadmes) {
+  const InputErrorInfo e = error_of([&] { load_scenario(reproducer("F-10-65664-gpus-above-readme-limit.s.yaml")); });
+  EXPECT_EQ(e.field, "parallelism");  // TP8 PP16 DP513 of 65,664 GPUs, checked before the nodes
+  EXPECT_EQ(e.expected, "tp*cp*pp*dp at most 65536 GPUs (the largest cluster dtsim simulates)");
+  std::ifstream readme(test::source_dir() / "README.md");
+  const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("at most 65,536 GPUs"), std::string::npos);
+  expect_bad_flag("collective -g 131072", "--gpus");
+  expect_bad_flag("import " + (test::data_dir() / "traces" / "hta").string() + " --ranks 65537", "--ranks");
+}
+
+TEST(RobustCampaign2, UnreadableInputIsBadInputNamingTheError) {
+  const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
+  for (const std::string& args :
+       {"run " + scenario + " --calibration /proc/self/mem", std::string("validate /proc/self/mem"),
+        std::string("compare-strategies /proc/self/mem"),
+        "import " + (test::data_dir() / "traces" / "hta").string() + " --events /proc/self/mem"}) {
+    const test::CliResult r = run_dtsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("/proc/self/mem"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("expected a readable file, found Input/output error"), std::string::npos) << r.output;
+  }
+}
+
+// CLI11's refusals in the promised form (F-07), and numbers CLI11 let through (F-22).
+TEST(RobustCampaign2, CommandLineErrorsNameTheFlagExpectedAndFound) {
+  const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"goodput --runs 1 --runs 2", "field '--runs': expected the flag once, found it 2 times"},
+      {"collective -g é", "field '--gpus': expected 2 to 65536 GPUs (the largest cluster dtsim simulates), found 'é'"},
+      {"collective -f 1e10", "field '--stepfactor': expected a number from 1.0001 to 1e+09, found '1e10'"},
+      {"collective -f nan", "field '--stepfactor': expected a number from 1.0001 to 1e+09, found 'nan'"},
+      {"collective -f -nan", "found '-nan'"},
+      {"collective -f 0x10", "found '0x10'"},
+      {"collective --op foo", "field '--op': expected one of all_gather, all_reduce, alltoall, broadcast, "
+                              "reduce_scatter, sendrecv, found 'foo'"},
+      {"run " + scenario + " --straggler-sweep 9223372036854775808",
+       "field '--straggler-sweep': expected a GPU rank in [0, 8), found '9223372036854775808'"},
+      {"plan --gpus", "field '--gpus': expected a value after it, found none"},
+      {"topo", "field 'file': expected a value (see --help), found none"},
+      {"run " + scenario + " extra.yaml", "field 'arguments': expected the command's flags and arguments (see --help), found 'extra.yaml'"},
+      {"frobnicate", "field 'command': expected one of run, validate, topo, collective, plan, goodput, sweep, "
+                     "compare-strategies, import, calibrate, found 'frobnicate'"},
+      {"import " + (test::data_dir() / "traces" / "hta").string() + " --ranks ''", "field '--ranks': expected an integer from 1 to 65536, found ''"}};
+  for (const auto& [args, message] : cases) {
+    const test::CliResult r = run_dtsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.output.find("dtsim: error: <command line>: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+// dtsim's memory budget: work past it stops with exit code 2 and says so (here a budget of 0.2 GB,
+// which the unfolded 1,024-GPU default scenario needs more than; folded it needs 0.07 GB).
+TEST(RobustCampaign2, WorkBeyondTheMemoryBudgetIsRefused) {
+  const auto run_within = [](const std::string& args) {
+    const std::string command = "DTSIM_MEMORY_BUDGET_BYTES=2e8 " + std::string(DTSIM_CLI) + " " + args + " 2>&1";
+    test::CliResult r;
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) r.output.append(buffer, n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  };
+  EXPECT_EQ(run_within("run").exit_code, 0);
+  const test::CliResult r = run_within("run --no-fold");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("dtsim: error: <memory budget>: expected work within dtsim's memory budget: 0.20 GB for the "
+                          "simulation of 'gpt3-175b-1024-a100'"),
+            std::string::npos)
+      << r.output;
 }
 
 // A node that fails at once while another job sends to it: the traffic stops, the failure ends

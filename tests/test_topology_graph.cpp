@@ -223,6 +223,20 @@ TEST(TopologyGraph, DgxFatTreeAt2048NodesIsSampledAndNonBlocking) {
   EXPECT_EQ(m.path.shortest_paths, 128u);  // one per spine
 }
 
+// F-21 of the 2026-11-26 campaign: 1,024-GPU nodes on a dragonfly searched from every GPU of each
+// sampled node (141.8 s). Sampled, a node is searched from its first GPU on each NIC: 8 per node.
+TEST(TopologyGraph, SampledDiameterSearchesFromOneGpuPerNic) {
+  const TopologySpec topo =
+      load_topology(test::data_dir() / "robustness" / "F-21-dragonfly-1024-gpus-per-node.t.yaml");
+  const TopologyMetrics m = topology_metrics(build_topology_graph(topo, 64));
+  EXPECT_EQ(m.gpus, 65536);
+  EXPECT_TRUE(m.diameter_sampled);
+  EXPECT_EQ(m.diameter_sources % 8, 0);
+  EXPECT_LE(m.diameter_sources, 8 * 64);
+  // GPU -> NVSwitch -> GPU's NIC -> router -> router (global link) -> router -> NIC -> GPU.
+  EXPECT_EQ(m.diameter_links, 7);
+}
+
 // ---- bad topologies -------------------------------------------------------------------------
 
 std::string bad_file(const std::string& name) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "collective_kind.hpp"
@@ -392,6 +393,54 @@ TEST(ImportCommand, ReadsAFolderOfRanks) {
       test::run_dtsim("import " + (trace_dir() / "dlrm_kineto").string() + " --events /no/such/events.yaml");
   EXPECT_EQ(events.exit_code, 2) << events.output;
   EXPECT_NE(events.output.find("/no/such/events.yaml"), std::string::npos) << events.output;
+}
+
+// ---- the robustness campaign of 2026-11-26 (issue 45; tests/data/robustness) ----
+
+// F-13: nine copies of one rank's trace read as nine "rank 0" rows.
+TEST(TraceImportRobustness, TwoTracesOfOneRankAreRefused) {
+  test::ScratchDir dir;
+  for (const char* name : {"r0.json.gz", "r1.json.gz"})
+    std::filesystem::copy_file(trace_dir() / "hta" / "nccl_data.json.gz", dir.path() / name);
+  const test::CliResult r = test::run_dtsim("import " + dir.path().string() + " --no-replay");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("r1.json.gz: field 'distributedInfo.rank': expected one trace per rank, found rank 0, as in "),
+            std::string::npos)
+      << r.output;
+}
+
+// F-14: a gzip file of two members; the second was ignored.
+TEST(TraceImportRobustness, DataAfterTheGzipMemberIsRefused) {
+  test::ScratchDir dir;
+  std::ifstream in(trace_dir() / "hta" / "nccl_data.json.gz", std::ios::binary);
+  const std::string member((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::filesystem::path two = dir.write("two.json.gz", member + member);
+  const test::CliResult r = test::run_dtsim("import " + two.string() + " --no-replay");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("expected one gzip member holding the trace, found " + std::to_string(member.size()) +
+                          " more bytes after it"),
+            std::string::npos)
+      << r.output;
+}
+
+// F-15: 129 MiB once inflated: refused while inflating (the campaign's 290 MB took 52 s and
+// 4.38 GB to parse before an error).
+TEST(TraceImportRobustness, TraceOverTheCapIsRefusedWhileInflating) {
+  const test::CliResult r =
+      test::run_dtsim("import " + (test::data_dir() / "robustness" / "F-15-trace-over-128MiB-inflated.json.gz").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("expected at most 128 MiB once inflated, found more"), std::string::npos) << r.output;
+}
+
+// F-20: libprotobuf logged its own line before dtsim's message.
+TEST(TraceImportRobustness, ChakraParseErrorIsOneLine) {
+  const test::CliResult r = test::run_dtsim(
+      "import " + (test::data_dir() / "robustness" / "F-20-chakra-invalid-utf8-protobuf-log.et.gz").string() +
+      " --topology " + (test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml").string() + " --ranks 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_EQ(r.output.find("libprotobuf"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected a Chakra Node, found bytes that do not parse"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -382,8 +382,7 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
       {"seq_len", r.seq_len},
       {"unit", r.unit},
       {r.unit + "s", r.amount},
-      {"parallel", r.parallel},
-      {"wall_s", r.wall_s},
+      {"parallel", r.parallel},  // the wall time is in the text only: --json is the same run to run
       {"reference_point", r.reference ? json(*r.reference) : json(nullptr)},
       {"points", points},
   };

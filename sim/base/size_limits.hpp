@@ -5,18 +5,28 @@
 // such input with a message naming the limit instead of running away.
 namespace dtsim {
 
-// 2^17 GPUs: the largest scenario, `collective` communicator or `topo` graph. The platform holds
-// every GPU's host and links, and a collective over all of them an actor per GPU: on a 2-core
-// machine with 24 GB (2026-11-24), one all-reduce over 131,072 GPUs (`dtsim collective
-// --gpus 131072` on the three-tier fat-tree) took 280 s and 11.9 GB with 64 KiB actor stacks (32
-// KiB since), and Llama 3 405B on 131,072 GPUs with rank folding (bench/scale) 39 s and 5.3 GB;
-// twice that would not fit.
-constexpr long kMaxGpus = 131072;
+// 2^16 GPUs: the largest scenario, `collective` communicator or `topo` graph, set by the memory
+// budget (kMemoryBudget_bytes). The platform holds every GPU's host and links, and a collective
+// over all of them an actor per GPU: on the 2-core, 24 GB development machine (2026-11-26),
+// `dtsim collective -g N -b 1M -e 1M` on the NDR fat-tree took 0.25 GB at 4,096 GPUs, 0.97 GB at
+// 16,384, 1.92 GB at 32,768 (46 s), and 3.89 GB at 65,536 (194 s; robustness campaign of
+// 2026-11-26): 59 kB per GPU. A folded 65,664-GPU run took 2.71 GB; 131,072 GPUs (Llama 3 405B,
+// folded) took 5.44 GB, over the budget.
+constexpr long kMaxGpus = 65536;
+// No command uses more memory than this on any input it accepts: the inputs that would need more
+// are refused before the work starts.
+constexpr double kMemoryBudget_bytes = 4e9;
 // Work a simulation holds in memory: micro-batch passes over all GPUs (GPUs x micro-batches per
 // replica x virtual stages; the default 175B scenario has 2e5) and tasks in all the GPUs'
 // programs (about 80 bytes each).
 constexpr long long kMaxRankMicroBatches = 1LL << 24;
 constexpr long long kMaxTasks = 1LL << 25;
+// A measured throughput a layer-graph scenario's `reference` states, samples per second over its
+// GPUs. The references in validation/ and scenarios/ span 7.56 to 4.02e6; these bounds are three
+// decades beyond each (one sample in 17 minutes; 10^9), and keep every per-sample time a finite
+// number of seconds the engine can order (1e-300 images/s deadlocked it, 1e-30 gave 6e31 s).
+constexpr double kMinReferenceSamplesPerSecond = 1e-3;
+constexpr double kMaxReferenceSamplesPerSecond = 1e9;
 // GPUs in one NVLink domain: 8 (DGX/HGX), 72 (GB200 NVL72), 576 (NVL576) fit.
 constexpr int kMaxGpusPerNode = 1024;
 

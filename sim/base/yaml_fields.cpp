@@ -60,11 +60,24 @@ void YamlFields::fail(const YAML::Node& at, const std::string& field, const std:
   throw InputError({file_.string(), at.IsDefined() ? line_of(at) : 0, field, expected, found});
 }
 
+namespace {
+// yaml-cpp tags a quoted scalar "!" and a plain one "?".
+bool is_plain_scalar(const YAML::Node& n) { return n.IsScalar() && n.Tag() != "!"; }
+}  // namespace
+
 std::string YamlFields::describe(const YAML::Node& n) {
   if (!n.IsDefined() || n.IsNull()) return "nothing";
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a list";
-  return "'" + n.Scalar() + "'";
+  return "'" + n.Scalar() + (is_plain_scalar(n) ? "'" : "' (quoted: a string)");
+}
+
+bool YamlFields::decode_number(const YAML::Node& n, double& value) {
+  return is_plain_scalar(n) && YAML::convert<double>::decode(n, value) && std::isfinite(value);
+}
+
+bool YamlFields::decode_integer(const YAML::Node& n, long long& value) {
+  return is_plain_scalar(n) && YAML::convert<long long>::decode(n, value);
 }
 
 void YamlFields::require_map(const YAML::Node& map, const std::string& path) const {
@@ -118,7 +131,7 @@ double YamlFields::number_in(const YAML::Node& map, const std::string& path, con
                              double high, const std::string& expected) const {
   const YAML::Node n = child(map, path, key);
   double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v < low || v > high)
+  if (!decode_number(n, v) || v < low || v > high)
     fail(n, join(path, key), expected.empty() ? fmt::format("a number in [{:g}, {:g}]", low, high) : expected,
          describe(n));
   return v;
@@ -128,7 +141,7 @@ int YamlFields::int_in(const YAML::Node& map, const std::string& path, const std
                        const std::string& expected) const {
   const YAML::Node n = child(map, path, key);
   long long v = 0;
-  if (!n.IsScalar() || !YAML::convert<long long>::decode(n, v) || v < low || v > high)
+  if (!decode_integer(n, v) || v < low || v > high)
     fail(n, join(path, key), expected.empty() ? fmt::format("an integer in [{}, {}]", low, high) : expected,
          describe(n));
   return int(v);
@@ -150,7 +163,7 @@ bool YamlFields::boolean_or(const YAML::Node& map, const std::string& path, cons
   if (!has(map, key)) return fallback;
   const YAML::Node n = map[key];
   bool value = false;
-  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, value)) fail(n, join(path, key), "true or false", describe(n));
+  if (!is_plain_scalar(n) || !YAML::convert<bool>::decode(n, value)) fail(n, join(path, key), "true or false", describe(n));
   return value;
 }
 

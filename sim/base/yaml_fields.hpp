@@ -69,6 +69,9 @@ class YamlFields {
   const std::filesystem::path& file() const { return file_; }
   static int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
   static std::string describe(const YAML::Node& n);  // "a mapping", "'abc'", "nothing"
+  // A number or integer written as one: a plain scalar. A quoted one ('0x100') is a string.
+  static bool decode_number(const YAML::Node& n, double& value);
+  static bool decode_integer(const YAML::Node& n, long long& value);
   static std::string join(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
   }

@@ -23,6 +23,7 @@
 #include "event_reach.hpp"
 #include "events.hpp"
 #include "input_error.hpp"
+#include "memory_budget.hpp"
 #include "workload_builder.hpp"
 
 namespace dtsim {
@@ -204,6 +205,41 @@ void allow_deep_engine_stack() {
   setrlimit(RLIMIT_STACK, &limit);
 }
 
+// SimGrid ends the process (abort) where one of its own allocations fails, which the memory
+// budget makes happen: in the child, SIGABRT with the data segment at its limit is reported as
+// the budget exceeded (a reply prepared beforehand; write and _exit are async-signal-safe).
+int abort_reply_fd = -1;
+std::vector<uint8_t> memory_exceeded_reply;
+rlim_t data_limit_bytes = 0;
+
+void on_abort(int) {
+  char statm[128] = {};
+  const int fd = open("/proc/self/statm", O_RDONLY);
+  const ssize_t n = fd >= 0 ? read(fd, statm, sizeof statm - 1) : -1;
+  if (fd >= 0) close(fd);
+  // Fields: size resident shared text lib data dt, in pages; data (6th) is what RLIMIT_DATA caps.
+  unsigned long long field[7] = {};
+  int i = 0;
+  for (ssize_t c = 0; c < n && i < 7; ++c) {
+    if (statm[c] == ' ') ++i;
+    else if (statm[c] >= '0' && statm[c] <= '9') field[i] = field[i] * 10 + unsigned(statm[c] - '0');
+  }
+  const double data_bytes = double(field[5]) * double(sysconf(_SC_PAGESIZE));
+  if (abort_reply_fd >= 0 && data_limit_bytes > 0 && data_bytes > 0.9 * double(data_limit_bytes)) {
+    [[maybe_unused]] const ssize_t w = write(abort_reply_fd, memory_exceeded_reply.data(), memory_exceeded_reply.size());
+    _exit(0);
+  }
+  signal(SIGABRT, SIG_DFL);
+  raise(SIGABRT);
+}
+
+void report_memory_exhaustion_on_abort(int reply_fd, double limit_bytes) {
+  abort_reply_fd = reply_fd;
+  data_limit_bytes = rlim_t(limit_bytes);
+  memory_exceeded_reply = json::to_msgpack(json{{"memory_exceeded", true}});
+  signal(SIGABRT, on_abort);
+}
+
 void write_all(int fd, const std::vector<uint8_t>& bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
@@ -217,8 +253,10 @@ void write_all(int fd, const std::vector<uint8_t>& bytes) {
 // also reports its simulated clock on a second pipe.
 class ChildSimulation {
  public:
-  ChildSimulation(std::string what, const std::function<SimulationResult()>& body, bool progress = false)
-      : what_(std::move(what)) {
+  // `at_once`: children running beside this one; each gets that share of the memory budget.
+  ChildSimulation(std::string what, const std::function<SimulationResult()>& body, bool progress = false,
+                  int at_once = 1)
+      : what_(std::move(what)), memory_limit_bytes_(memory_budget_bytes() / std::max(1, at_once)) {
     int fds[2], progress_fds[2] = {-1, -1};
     if (pipe(fds) != 0) throw std::runtime_error("simulate: pipe() failed");
     if (progress && pipe(progress_fds) != 0) throw std::runtime_error("simulate: pipe() failed");
@@ -234,6 +272,8 @@ class ChildSimulation {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(1);
       allow_deep_engine_stack();
+      limit_process_memory(memory_limit_bytes_);
+      report_memory_exhaustion_on_abort(fds[1], memory_limit_bytes_);
       close(fds[0]);
       if (progress) {
         close(progress_fds[0]);
@@ -246,6 +286,8 @@ class ChildSimulation {
       } catch (const InputError& e) {
         const InputErrorInfo& i = e.info();
         reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
+      } catch (const std::bad_alloc&) {
+        reply = {{"memory_exceeded", true}};
       } catch (const std::exception& e) {
         reply = {{"error", e.what()}};
       }
@@ -261,7 +303,8 @@ class ChildSimulation {
     }
   }
   ChildSimulation(ChildSimulation&& o) noexcept
-      : what_(std::move(o.what_)), pid_(std::exchange(o.pid_, -1)), fd_(std::exchange(o.fd_, -1)),
+      : what_(std::move(o.what_)), memory_limit_bytes_(o.memory_limit_bytes_), pid_(std::exchange(o.pid_, -1)),
+        fd_(std::exchange(o.fd_, -1)),
         progress_fd_(std::exchange(o.progress_fd_, -1)) {}
   ChildSimulation(const ChildSimulation&) = delete;
   ~ChildSimulation() { kill_child(); }
@@ -286,9 +329,11 @@ class ChildSimulation {
     close_fds();
     int status = 0;
     waitpid(std::exchange(pid_, -1), &status, 0);
+    const std::string what = fmt::format("the simulation of '{}'", what_);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
       throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what_, status));
     const json reply = json::from_msgpack(bytes);
+    if (reply.contains("memory_exceeded")) throw memory_budget_exceeded(what, memory_limit_bytes_);
     if (reply.contains("input_error")) {
       const json& i = reply["input_error"];
       throw InputError({i[0], i[1], i[2], i[3], i[4]});
@@ -331,6 +376,7 @@ class ChildSimulation {
   }
 
   std::string what_;
+  double memory_limit_bytes_;
   pid_t pid_ = -1;
   int fd_ = -1;
   int progress_fd_ = -1;
@@ -407,7 +453,8 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
     while (!cancelled && next < scenarios.size() && running.size() < size_t(std::max(1, parallel))) {
       const size_t i = next++;
       try {
-        running.emplace_back(i, ChildSimulation(scenarios[i].scenario.name, simulation_body(scenarios[i], recording)));
+        running.emplace_back(i, ChildSimulation(scenarios[i].scenario.name, simulation_body(scenarios[i], recording),
+                                                false, std::max(1, parallel)));
       } catch (const std::exception& e) {
         outcomes[i].error = e.what();
         report(i);

@@ -21,7 +21,7 @@ std::optional<double> positive_number_or_word(const YamlFields& f, const YAML::N
   const YAML::Node n = f.child(map, path, key);
   if (n.IsScalar() && n.Scalar() == word) return std::nullopt;
   double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v) || v <= 0)
+  if (!YamlFields::decode_number(n, v) || v <= 0)
     f.fail(n, YamlFields::join(path, key), fmt::format("a number > 0 or '{}'", word), YamlFields::describe(n));
   return v;
 }

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "scenario_sections.hpp"
+#include "size_limits.hpp"
 #include "yaml_choice.hpp"
 
 namespace dtsim {
@@ -177,11 +178,12 @@ std::optional<ThroughputReference> read_reference_section(const YamlFields& f, c
   const std::string rate_key = sample_unit + "s_per_s";  // images_per_s, sequences_per_s
   f.require_known_keys(ref, at, {"gpus", "samples_per_s", rate_key});
   ThroughputReference r;
-  r.gpus = f.positive_int_or(ref, at, "gpus", 1);
+  r.gpus = f.has(ref, "gpus") ? f.int_in(ref, at, "gpus", 1, int(kMaxGpus)) : 1;
   const bool named = f.has(ref, rate_key), generic = f.has(ref, "samples_per_s");
   if (named == generic)
     f.fail(ref, at, fmt::format("one of {0}.{1} or {0}.samples_per_s", at, rate_key), named ? "both" : "neither");
-  r.samples_per_s = f.positive_number(ref, at, named ? rate_key : "samples_per_s");
+  r.samples_per_s = f.number_in(ref, at, named ? rate_key : "samples_per_s", kMinReferenceSamplesPerSecond,
+                                kMaxReferenceSamplesPerSecond);
   return r;
 }
 

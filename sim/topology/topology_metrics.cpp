@@ -112,6 +112,27 @@ std::vector<long> diameter_source_nodes(const TopologyGraph& tg, bool& sampled) 
   return {nodes.begin(), nodes.end()};
 }
 
+// The GPUs of a source node: all of them when exact; sampled, the first GPU on each of the node's
+// NICs (and GPU 0): GPUs on one NIC reach the fabric alike, and inside the node all GPUs are one
+// NVSwitch apart. A 1,024-GPU node would otherwise make each sampled node 1,024 searches (a
+// 64-node dragonfly of such nodes took minutes).
+std::vector<int> diameter_source_gpus(const TopologyGraph& tg, long node, bool sampled) {
+  std::vector<int> gpus;
+  if (!sampled) {
+    for (int k = 0; k < tg.gpus_per_node; ++k) gpus.push_back(k);
+    return gpus;
+  }
+  const TopologyAdjacency& g = tg.graph;
+  std::set<GraphVertexId> nics;
+  for (int k = 0; k < tg.gpus_per_node; ++k) {
+    bool new_nic = k == 0;
+    for (GraphVertexId v : boost::make_iterator_range(boost::adjacent_vertices(tg.gpus[size_t(node) * tg.gpus_per_node + k], g)))
+      if (g[v].kind == VertexKind::nic && nics.insert(v).second) new_nic = true;
+    if (new_nic) gpus.push_back(k);
+  }
+  return gpus;
+}
+
 // ---- max-flow -------------------------------------------------------------------------------
 
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
@@ -180,7 +201,7 @@ TopologyMetrics topology_metrics(const TopologyGraph& tg) {
   // Diameter between GPUs.
   PathSearch search(g);
   for (long node : diameter_source_nodes(tg, m.diameter_sampled)) {
-    for (int k = 0; k < tg.gpus_per_node; ++k) {
+    for (int k : diameter_source_gpus(tg, node, m.diameter_sampled)) {
       search.run(tg.gpus[size_t(node) * tg.gpus_per_node + k]);
       ++m.diameter_sources;
       for (GraphVertexId t : tg.gpus) {

@@ -128,11 +128,11 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
     if (!dims.IsSequence() || dims.size() == 0)
       f.fail(dims, "fabric.dimensions", "a list of positive sizes such as [4, 4, 2]", YamlFields::describe(dims));
     for (size_t i = 0; i < dims.size(); ++i) {
-      int d = 0;
-      if (!dims[i].IsScalar() || !YAML::convert<int>::decode(dims[i], d) || d <= 0 || d > kMaxGpus)
+      long long d = 0;
+      if (!YamlFields::decode_integer(dims[i], d) || d <= 0 || d > kMaxGpus)
         f.fail(dims[i], fmt::format("fabric.dimensions[{}]", i), fmt::format("an integer in [1, {}]", kMaxGpus),
                YamlFields::describe(dims[i]));
-      s.dimensions.push_back(d);
+      s.dimensions.push_back(int(d));
     }
   }
   return s;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
 #include <climits>
@@ -67,6 +68,10 @@ class ChakraReader {
   explicit ChakraReader(std::filesystem::path file) : file_(std::move(file)) {}
 
   KinetoTrace read() {
+    // A message that does not parse is our InputError; libprotobuf's own log line ("String field
+    // ... contains invalid UTF-8") would come before it on stderr. Nothing else here logs.
+    static const bool silenced = (pb::SetLogHandler(nullptr), true);
+    (void)silenced;
     const std::string bytes = read_maybe_gzipped(file_);  // at most kMaxTraceBytes, below INT_MAX
     pb::io::ArrayInputStream raw(bytes.data(), int(bytes.size()));
     pb::io::CodedInputStream in(&raw);

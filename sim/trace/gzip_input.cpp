@@ -44,7 +44,13 @@ std::string inflate_gzip(const std::filesystem::path& file, const std::string& c
                         "more"});
     }
   }
+  // A gzip file may hold several members (`cat a.gz b.gz`); a trace is one document, and bytes
+  // after its member are not read silently.
+  const uInt trailing_bytes = z.avail_in;
   inflateEnd(&z);
+  if (trailing_bytes > 0)
+    throw InputError({file.string(), 0, "", "one gzip member holding the trace",
+                      fmt::format("{} more bytes after it", trailing_bytes)});
   return out;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "input_error.hpp"
 
 namespace dtsim {
@@ -51,6 +53,14 @@ ImportedStep import_step(const TraceFiles& files, const std::string& step) {
   for (const PyTorchEt& et : files.execution_traces) out.world_size = std::max(out.world_size, et.world_size);
   std::stable_sort(out.ranks.begin(), out.ranks.end(),
                    [](const RankStep& a, const RankStep& b) { return a.rank < b.rank; });
+  // One trace per rank: copies of a rank's trace would replay it as several ranks.
+  for (size_t i = 1; i < out.ranks.size(); ++i)
+    if (out.ranks[i].rank >= 0 && out.ranks[i].rank == out.ranks[i - 1].rank)
+      throw InputError({out.ranks[i].file, 0, "distributedInfo.rank",
+                        "one trace per rank", fmt::format("rank {}, as in {}", out.ranks[i].rank, out.ranks[i - 1].file)});
+  if (out.world_size > 0 && int(out.ranks.size()) > out.world_size)
+    throw InputError({"<command line>", 0, "paths", fmt::format("at most {} traces (the world size)", out.world_size),
+                      fmt::format("{} traces", out.ranks.size())});
   for (RankStep& r : out.ranks)
     if (const PyTorchEt* et = execution_trace_of(r, files.execution_traces, out.ranks.size()))
       out.pairings.push_back({r.rank, et->file, fill_from_execution_trace(r, *et)});
