@@ -40,7 +40,9 @@ printf '%-58s %8s %8s %4s\n' case "wall s" "peak GB" rc
 measure "run llama3-405b 65,536 GPUs, folded" "$dtsim" run bench/scale/llama3-405b-65536-h100.yaml
 measure "run gpt3-175b 4,096 GPUs, --no-fold" "$dtsim" run bench/scale/gpt3-175b-4096-a100.yaml --no-fold
 measure "collective all_reduce -g 65536 -b 1M -e 1M" "$dtsim" collective -g 65536 -b 1M -e 1M
-measure "import 127 MiB trace (3.6M kernels), --no-replay" "$dtsim" import "$scratch/largest.json" --no-replay
+measure "import 127 MiB trace (1.28M kernels), --no-replay" "$dtsim" import "$scratch/largest.json" --no-replay
+measure "import 127 MiB trace, replayed on one DGX H100" "$dtsim" import "$scratch/largest.json" \
+  --topology topologies/dgx-h100-ndr-fattree.yaml
 measure "import hta trace --ranks 4096" "$dtsim" import tests/data/traces/hta --ranks 4096
 measure "topo dragonfly of 1,024-GPU nodes, 64 nodes (65,536 GPUs)" "$dtsim" topo \
   tests/data/robustness/F-21-dragonfly-1024-gpus-per-node.t.yaml --nodes 64

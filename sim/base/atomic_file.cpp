@@ -87,8 +87,10 @@ std::string write_unnamed_then_link(const fs::path& folder, const fs::path& targ
       break;
     }
     has_pending = 0;
-    if (errno == ENOENT || errno == EPERM || errno == EOPNOTSUPP) unsupported = true;  // no /proc
-    if (errno != EEXIST) error = unsupported ? "" : system_error(errno);
+    if (errno == EEXIST) continue;  // another writer's name: draw again
+    unsupported = errno == ENOENT || errno == EPERM || errno == EOPNOTSUPP;  // no /proc, or no links
+    if (!unsupported) error = system_error(errno);
+    break;
   }
   close(fd);
   return error;

@@ -65,7 +65,7 @@ void declare_output(const std::string& flag, const fs::path& file) {
   declared_outputs.push_back({st.st_dev, st.st_ino, flag, file.string()});
 }
 
-std::string read_input_file(const fs::path& file, const std::string& field) {
+std::string read_input_file(const fs::path& file, const std::string& field, std::uintmax_t max_bytes) {
   const auto fail = [&](const std::string& expected, const std::string& found) {
     throw InputError({file.string(), 0, field, expected, found});
   };
@@ -76,7 +76,7 @@ std::string read_input_file(const fs::path& file, const std::string& field) {
   if (fs::is_directory(status)) fail("a file", "a directory");
   if (!fs::is_regular_file(status)) fail("a regular file", "a device, pipe or socket");
   const auto too_large = [&](const std::string& found) {
-    fail("a file of at most " + std::to_string(kMaxInputFileBytes >> 20) + " MiB", found);
+    fail("a file of at most " + std::to_string(max_bytes >> 20) + " MiB", found);
   };
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail("a readable file", std::strerror(errno));
@@ -86,7 +86,7 @@ std::string read_input_file(const fs::path& file, const std::string& field) {
     close(fd);
     fail("a readable file", std::strerror(error));
   }
-  if (std::uintmax_t(st.st_size) > kMaxInputFileBytes) {
+  if (std::uintmax_t(st.st_size) > max_bytes) {
     close(fd);
     too_large(std::to_string(st.st_size) + " bytes");
   }
@@ -103,7 +103,7 @@ std::string read_input_file(const fs::path& file, const std::string& field) {
       fail("a readable file", std::strerror(error));
     }
     if (got == 0) break;
-    if (text.size() + std::size_t(got) > kMaxInputFileBytes) {
+    if (text.size() + std::size_t(got) > max_bytes) {
       close(fd);
       too_large("more than that");
     }

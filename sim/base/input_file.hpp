@@ -12,9 +12,11 @@ namespace dtsim {
 // reading it would only fill memory.
 constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t(64) << 20;
 
-// The file's bytes. `field` names where the path came from ("cluster.topology", "--calibration"),
-// or is empty when the file itself was named on the command line.
-std::string read_input_file(const std::filesystem::path& file, const std::string& field = "");
+// The file's bytes, at most `max_bytes`. `field` names where the path came from
+// ("cluster.topology", "--calibration"), or is empty when the file itself was named on the
+// command line.
+std::string read_input_file(const std::filesystem::path& file, const std::string& field = "",
+                            std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 // True for an existing regular file; never throws (a name too long for the system is not one).
 bool is_existing_file(const std::filesystem::path& file);

@@ -57,7 +57,7 @@ std::string inflate_gzip(const std::filesystem::path& file, const std::string& c
 }  // namespace
 
 std::string read_maybe_gzipped(const std::filesystem::path& file) {
-  std::string bytes = read_input_file(file);
+  std::string bytes = read_input_file(file, "", kMaxTraceBytes);  // a plain trace: the same cap
   return is_gzip(bytes) ? inflate_gzip(file, bytes) : bytes;
 }
 
