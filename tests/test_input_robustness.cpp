@@ -354,6 +354,10 @@ TEST(RobustCampaign2, WorkBeyondTheMemoryBudgetIsRefused) {
     return r;
   };
   EXPECT_EQ(run_within("run").exit_code, 0);
+  // A replay scaled far beyond its trace: 4,096 ranks of the HTA trace need 0.55 GB.
+  const test::CliResult ranks = run_within("import " + (test::data_dir() / "traces" / "hta").string() + " --ranks 4096");
+  EXPECT_EQ(ranks.exit_code, 2) << ranks.output;
+  EXPECT_NE(ranks.output.find("<memory budget>"), std::string::npos) << ranks.output;
   const test::CliResult r = run_within("run --no-fold");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("dtsim: error: <memory budget>: expected work within dtsim's memory budget: 0.20 GB for the "

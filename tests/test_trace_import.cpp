@@ -11,6 +11,7 @@
 
 #include "collective_kind.hpp"
 #include "critical_path.hpp"
+#include "gzip_input.hpp"
 #include "kineto_trace.hpp"
 #include "replay_program.hpp"
 #include "scenario_loader.hpp"
@@ -407,6 +408,34 @@ TEST(TraceImportRobustness, TwoTracesOfOneRankAreRefused) {
   EXPECT_NE(r.output.find("r1.json.gz: field 'distributedInfo.rank': expected one trace per rank, found rank 0, as in "),
             std::string::npos)
       << r.output;
+}
+
+// Three ranks' traces of a world of two: one of them is not of this job.
+TEST(TraceImportRobustness, MoreTracesThanTheWorldSizeAreRefused) {
+  test::ScratchDir dir;
+  nlohmann::json trace = nlohmann::json::parse(read_maybe_gzipped(trace_dir() / "hta" / "nccl_data.json.gz"));
+  ASSERT_EQ(trace["distributedInfo"]["world_size"], 2);
+  for (int rank : {0, 1, 2}) {
+    trace["distributedInfo"]["rank"] = rank;
+    dir.write("r" + std::to_string(rank) + ".json", trace.dump());
+  }
+  const test::CliResult r = test::run_dtsim("import " + dir.path().string() + " --no-replay");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("field 'paths': expected at most 2 traces (the world size), found 3 traces"), std::string::npos)
+      << r.output;
+}
+
+// Import's flags are checked before any trace is read: a mistake costs no parse of a large trace.
+TEST(TraceImportRobustness, FlagsAreCheckedBeforeTheTraces) {
+  const std::string over_cap = (test::data_dir() / "robustness" / "F-15-trace-over-128MiB-inflated.json.gz").string();
+  for (const auto& [flags, flag] : {std::pair<std::string, std::string>{"--ranks x", "--ranks"},
+                                    {"--straggler 3", "--straggler"},
+                                    {"--calibration c.json", "--calibration"},
+                                    {"--topology /no/such.yaml", "--topology"}}) {
+    const test::CliResult r = test::run_dtsim("import " + over_cap + " " + flags);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find("field '" + flag + "'"), std::string::npos) << r.output;
+  }
 }
 
 // F-14: a gzip file of two members; the second was ignored.
