@@ -3,6 +3,7 @@
 //
 // Hop convention: "links" are the edges of a shortest path (cables crossed, GPU-NIC counts as
 // one); "switches" are the forwarding vertices on it (NVSwitch, fabric switches, torus ports).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -235,6 +236,36 @@ TEST(TopologyGraph, SampledDiameterSearchesFromOneGpuPerNic) {
   EXPECT_LE(m.diameter_sources, 8 * 64);
   // GPU -> NVSwitch -> GPU's NIC -> router -> router (global link) -> router -> NIC -> GPU.
   EXPECT_EQ(m.diameter_links, 7);
+}
+
+// Issue 46: `run`, `plan`, `sweep` and `import` refused nothing that `topo` refuses. 512 rail-
+// optimized nodes need 128 ports on each spine of 64: the same error from each.
+TEST(TopologyGraph, EveryCommandRefusesAClusterTopoRefuses) {
+  test::ScratchDir dir;
+  const std::string rail = (test::source_dir() / "topologies" / "dgx-h100-ndr-rail.yaml").string();
+  const std::string message =
+      rail + ":19: field 'fabric.switch.radix (spine0)': expected at most 64 ports in use, found 128 ports in use";
+  const auto scenario = [&](const std::string& name, int nodes) {
+    return dir
+        .write(name, fmt::format("name: rail\nmodel: {{preset: gpt3-1.3b}}\n"
+                                 "training: {{global_batch: 4096, micro_batch: 1}}\nparallelism: {{dp: {}}}\n"
+                                 "cluster: {{gpu: h100-sxm, nodes: {}, topology: {}}}\n",
+                                 8 * nodes, nodes, rail))
+        .string();
+  };
+  for (const std::string& args :
+       {"topo " + rail + " --nodes 512", "run " + scenario("big.yaml", 512),
+        "plan --model gpt3-1.3b --gpu h100-sxm --gpus 4096 --topology " + rail,
+        "import " + (test::data_dir() / "traces" / "hta").string() + " --topology " + rail + " --ranks 4096"}) {
+    const test::CliResult r = test::run_dtsim(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  // A sweep goes on past a point it cannot run, and says why.
+  const test::CliResult sweep = test::run_dtsim("sweep " + scenario("small.yaml", 8) + " --gpus 64,4096");
+  EXPECT_NE(sweep.output.find("invalid: " + message + " (point: cluster.nodes=512, parallelism.dp=4096)"),
+            std::string::npos)
+      << sweep.output;
 }
 
 // ---- bad topologies -------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "input_error.hpp"
 #include "memory_model.hpp"
 #include "micro_batch_extrapolation.hpp"
+#include "scenario_consistency.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "transformer_ops.hpp"
@@ -180,6 +181,7 @@ void estimate_layouts(const PlanRequest& request, const ResolvedScenario& resolv
   Scenario candidate = s;  // mutated in place: no copy of the topology per layout
   for (int gpus : request.gpu_counts) {
     candidate.cluster.nodes = gpus / s.cluster.topology.node.gpus;
+    check_cluster_buildable(s.cluster.topology, candidate.cluster.nodes);
     for_each_layout(s.model, gpus, s.cluster.topology.node.gpus, request.space,
                     [&](const ParallelismConfig& p, int micro_batch, Recompute recompute) {
                       ++result.enumerated;

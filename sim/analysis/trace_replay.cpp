@@ -50,6 +50,7 @@ ReplayPlatform replay_platform(const std::vector<RankStep>& traced, const Replay
                                   out.topology_file.filename().string()),
                       std::to_string(out.ranks)});
   out.nodes = out.ranks / out.topology.node.gpus;
+  check_cluster_buildable(out.topology, out.nodes);
   check_events(setup.events, out.topology, out.nodes, out.ranks,
                [&](const std::string& field, const std::string& expected, const std::string& found) {
                  throw InputError({setup.events_source, 0, field, expected, found});

@@ -10,6 +10,7 @@
 #include "input_error.hpp"
 #include "leaf_switches.hpp"
 #include "size_limits.hpp"
+#include "topology_graph.hpp"
 
 namespace dtsim {
 
@@ -354,6 +355,8 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_device(s, fail);
   check_events(s.events, s.cluster.topology, s.cluster.nodes, s.gpu_count(), fail);
 }
+
+void check_cluster_buildable(const TopologySpec& topology, long nodes) { build_topology_graph(topology, nodes); }
 
 void check_scenario_consistency(const Scenario& s) {
   const std::string file = s.source_file.empty() ? std::string("<scenario>") : s.source_file.string();

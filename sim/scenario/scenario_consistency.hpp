@@ -25,4 +25,10 @@ void check_events(const std::vector<Event>& events, const TopologySpec& topology
 // InputError naming the scenario's file (or "<scenario>") and line 0.
 void check_scenario_consistency(const Scenario& s);
 
+// The cluster can be built: `dtsim topo`'s checks and messages (switch ports in use per tier,
+// port speeds, wiring, connectivity), an InputError naming the topology file. Once per cluster:
+// load_scenario, the planner per GPU count, import per replay platform (a graph of the whole
+// cluster is built for it).
+void check_cluster_buildable(const TopologySpec& topology, long nodes);
+
 }  // namespace dtsim

@@ -226,6 +226,7 @@ Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& o
   check_consistency(s, [&](const std::string& field, const std::string& expected, const std::string& found) {
     throw InputError({file.string(), line_of_scenario_field(root, field), field, expected, found});
   });
+  check_cluster_buildable(s.cluster.topology, s.cluster.nodes);
   return s;
 }
 
