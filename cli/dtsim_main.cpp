@@ -1,5 +1,6 @@
 // dtsim command line: a thin front end over dtsim_core.
-//   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE] [--no-fold]
+//   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE] [--event 'TYPE K=V...']...
+//             [--straggler-sweep GPU [--values 1,1.3,2]] [--no-fold]
 //   dtsim validate [RUNS.yaml] [--topologies DIR] [--no-fold]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
@@ -52,18 +53,42 @@ const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
 
 // `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
-int sensitivity_command(const Scenario& scenario, const std::string& gpu_text) {
+// `dtsim run --straggler-sweep GPU [--values 1,1.3,2]`: iteration time against GPU's slowdown (by
+// default 1.0 to 2.0).
+int sensitivity_command(const Scenario& scenario, const std::string& gpu_text, const std::string& values) {
   const int gpu = int(integer_flag("--straggler-sweep", gpu_text, 0, scenario.gpu_count() - 1,
                                    fmt::format("a GPU rank in [0, {})", scenario.gpu_count())));
-  std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, {1.0, 1.1, 1.25, 1.5, 1.75, 2.0}), gpu);
+  std::vector<double> slowdowns{1.0, 1.1, 1.25, 1.5, 1.75, 2.0};
+  if (!values.empty()) {
+    slowdowns.clear();
+    for (size_t start = 0; start <= values.size();) {
+      const size_t comma = std::min(values.find(',', start), values.size());
+      slowdowns.push_back(number_flag("--values", values.substr(start, comma - start), 1, 1000,
+                                      "slowdowns from 1 to 1000, comma-separated (1,1.3,2)"));
+      if (slowdowns.size() > 100) flag_error("--values", "at most 100 slowdowns", values);
+      start = comma + 1;
+    }
+  }
+  std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, slowdowns), gpu);
   return 0;
 }
 
-int run_command(const fs::path& scenario_file, const std::string& json_file, const std::string& trace_file,
-                const std::string& calibration_file, const std::string& straggler_sweep_gpu, bool no_fold) {
+struct RunFlags {
+  std::string json_file, trace_file, calibration_file, straggler_sweep_gpu, straggler_values;
+  std::vector<std::string> events;  // --event, each "TYPE KEY=VALUE ..."
+  bool no_fold = false;
+};
+
+int run_command(const fs::path& scenario_file, const RunFlags& flags) {
+  const std::string &json_file = flags.json_file, &trace_file = flags.trace_file,
+                    &calibration_file = flags.calibration_file;
   check_output_path("--json", json_file);
   check_output_path("--trace", trace_file);
-  Scenario scenario = load_scenario(scenario_file);
+  if (!flags.straggler_values.empty() && flags.straggler_sweep_gpu.empty())
+    flag_error("--values", "--straggler-sweep GPU with it", "--values alone");
+  std::vector<FieldOverride> events;
+  for (const std::string& e : flags.events) events.push_back(event_override("--event", e));
+  Scenario scenario = load_scenario(scenario_file, events);
   if (!calibration_file.empty()) {
     if (!is_existing_file(calibration_file))
       flag_error("--calibration", "an existing file", calibration_file);
@@ -74,10 +99,11 @@ int run_command(const fs::path& scenario_file, const std::string& json_file, con
     std::cout << format_out_of_memory(scenario, memory);
     return kExitOutOfMemory;
   }
-  if (!straggler_sweep_gpu.empty()) return sensitivity_command(scenario, straggler_sweep_gpu);
+  if (!flags.straggler_sweep_gpu.empty())
+    return sensitivity_command(scenario, flags.straggler_sweep_gpu, flags.straggler_values);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
-  options.fold_replicas = !no_fold;
+  options.fold_replicas = !flags.no_fold;
   const ResolvedScenario resolved = resolve_scenario(scenario);  // reads the calibration file, once
   const SimulationResult result = simulate(resolved, options);
   if (!scenario.events.empty()) {  // what the events cost: the same scenario without them
@@ -111,18 +137,23 @@ int main(int argc, char** argv) {
   CLI::App app{"dtsim: predict the iteration time of distributed training on a cluster"};
   app.require_subcommand(1);
 
-  std::string scenario_file = kDefaultScenario.string(), json_file, trace_file, calibration_file;
+  std::string scenario_file = kDefaultScenario.string();
+  RunFlags run_flags;
   CLI::App* run = app.add_subcommand("run", "simulate one training iteration of a scenario");
   run->add_option("scenario", scenario_file, "scenario YAML (default: scenarios/gpt3-175b-1024-a100.yaml)");
-  run->add_option("--json", json_file, "also write the report as JSON to this file");
-  run->add_option("--trace", trace_file, "write a Chrome/Perfetto trace (compute and communication tracks per GPU) to this file");
-  run->add_option("--calibration", calibration_file, "calibration JSON overriding the scenario's");
-  std::string straggler_sweep_gpu;
-  run->add_option("--straggler-sweep", straggler_sweep_gpu,
+  run->add_option("--json", run_flags.json_file, "also write the report as JSON to this file ('-': standard output)");
+  run->add_option("--trace", run_flags.trace_file,
+                  "write a Chrome/Perfetto trace (compute and communication tracks per GPU) to this file");
+  run->add_option("--calibration", run_flags.calibration_file, "calibration JSON overriding the scenario's");
+  run->add_option("--event", run_flags.events,
+                  "an event added to the scenario's, as TYPE KEY=VALUE... (e.g. 'straggler gpu=5 slowdown=1.3'); "
+                  "repeatable");
+  run->add_option("--straggler-sweep", run_flags.straggler_sweep_gpu,
                   "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
+  run->add_option("--values", run_flags.straggler_values, "with --straggler-sweep: the slowdowns, e.g. 1,1.3,2");
   bool no_fold = false;
   const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see README)";
-  run->add_flag("--no-fold", no_fold, no_fold_help);
+  run->add_flag("--no-fold", run_flags.no_fold, no_fold_help);
 
   std::string runs_file = (kSourceDir / "validation" / "published-runs.yaml").string(),
               topologies_dir = (kSourceDir / "topologies").string();
@@ -172,7 +203,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_command(scenario_file, json_file, trace_file, calibration_file, straggler_sweep_gpu, no_fold);
+    if (*run) return run_command(scenario_file, run_flags);
     if (*validate) return validate_command(runs_file, topologies_dir, no_fold);
     if (*collective) return run_collective_command(collective_options);
     if (*topo) return run_topo_command(topo_options);

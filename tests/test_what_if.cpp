@@ -1,7 +1,10 @@
 // What-if events (sim/engine/events.cpp, sim/analysis/what_if.cpp) against what can be worked out by hand: a
 // straggler's window, a slowed NIC in a bandwidth-bound all-reduce, failures that stop the
 // iteration without crashing, and who waited for whom.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <variant>
 
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
@@ -178,6 +181,59 @@ TEST(WhatIf, EveryEventKindLoadsFromYaml) {
   EXPECT_EQ(std::get<ResourceFailureEvent>(s.events[4]).resource, FailedResource::node);
   EXPECT_DOUBLE_EQ(std::get<BackgroundTrafficEvent>(s.events[5]).rate_Bps, 20e9);
   EXPECT_EQ(describe_event(s.events[1]), "every GPU of node 1 computes 1.2x slower");
+}
+
+// ---- what-ifs from the command line (issue 46, item 8) ----
+
+// `--event` adds the event a YAML file would hold: the same scenario, the same events, the same
+// iteration. gpt3-13b-64-a100-straggler.yaml holds {type: straggler, gpu: 5, slowdown: 1.3}.
+TEST(WhatIfCli, AnEventOnTheCommandLineIsTheEventInTheFile) {
+  const std::string with_event = (test::source_dir() / "scenarios" / "gpt3-13b-64-a100-straggler.yaml").string();
+  const Scenario from_file = load_scenario(with_event);
+  ASSERT_EQ(from_file.events.size(), 1u);
+  const Scenario from_flag =
+      load_scenario(with_event, {{"events", "~"}, event_override("--event", "straggler gpu=5 slowdown=1.3")});
+  ASSERT_EQ(from_flag.events.size(), 1u);
+  EXPECT_EQ(simulate(from_flag).engine.iteration_s, simulate(from_file).engine.iteration_s);
+  // The loader's checks and messages: a GPU beyond the cluster, a type that does not exist.
+  const test::CliResult far = test::run_dtsim("run " + with_event + " --event 'straggler gpu=64 slowdown=2'");
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_NE(far.output.find("field 'events[1].gpu': expected a GPU rank in [0, 64), found 64"), std::string::npos)
+      << far.output;
+  const test::CliResult typo = test::run_dtsim("run " + with_event + " --event 'stragler gpu=1'");
+  EXPECT_NE(typo.output.find("field 'events[1].type'"), std::string::npos) << typo.output;
+  const test::CliResult form = test::run_dtsim("run " + with_event + " --event 'straggler gpu'");
+  EXPECT_NE(form.output.find("field '--event': expected an event type and its fields as KEY=VALUE"), std::string::npos)
+      << form.output;
+}
+
+// `sweep --field events.0.slowdown` reaches into the events list, as the GUI's sweep does; a
+// slowdown of 1.3 is the file's own iteration.
+TEST(WhatIfCli, SweepReachesIntoTheEventsList) {
+  const std::string with_event = (test::source_dir() / "scenarios" / "gpt3-13b-64-a100-straggler.yaml").string();
+  const Scenario slower = load_scenario(with_event, {{"events.0.slowdown", "2"}});
+  EXPECT_DOUBLE_EQ(std::get<StragglerEvent>(slower.events.at(0)).slowdown, 2.0);
+  const InputErrorInfo e = test::error_of([&] { load_scenario(with_event, {{"events.3.slowdown", "2"}}); });
+  EXPECT_EQ(e.expected, "an index of the list at '3' (0 to 0)");
+  const test::CliResult r =
+      test::run_dtsim("sweep " + with_event + " --field events.0.slowdown --values 1.3,2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("{:.4f}", simulate(load_scenario(with_event)).engine.iteration_s)),
+            std::string::npos)
+      << r.output;
+}
+
+// `--straggler-sweep GPU --values`: the slowdowns asked for, the first the scenario as it is.
+TEST(WhatIfCli, StragglerSweepTakesItsSlowdowns) {
+  const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
+  const test::CliResult r = test::run_dtsim("run " + scenario + " --straggler-sweep 2 --values 1,1.3,2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const double healthy = simulate(load_scenario(scenario)).engine.iteration_s;
+  EXPECT_NE(r.output.find(fmt::format("{:.4f}      +0.0%", healthy)), std::string::npos) << r.output;
+  for (const char* slowdown : {"\n        1 ", "\n      1.3 ", "\n        2 "})
+    EXPECT_NE(r.output.find(slowdown), std::string::npos) << r.output;
+  EXPECT_EQ(test::run_dtsim("run " + scenario + " --values 1,2").exit_code, 2);
+  EXPECT_EQ(test::run_dtsim("run " + scenario + " --straggler-sweep 2 --values 0.5").exit_code, 2);
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <sstream>
 #include <tuple>
 
 #include "device_spec.hpp"
@@ -141,7 +144,8 @@ std::vector<Event> read_events(const YamlFields& f, const YAML::Node& root) {
 
 }  // namespace
 
-// Sets `path` (dotted mapping keys) of `root` to `value` parsed as YAML.
+// Sets `path` (dotted mapping keys and list indices) of `root` to `value` parsed as YAML; a last
+// key "+" appends the value to the list the path names (created if absent).
 void apply_field_override(const fs::path& file, YAML::Node root, const FieldOverride& o) {
   std::vector<std::string> keys;
   for (size_t start = 0;;) {
@@ -150,25 +154,49 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
+  const auto bad_path = [&](const std::string& expected) {
+    throw InputError({file.string(), 0, o.path, expected, o.path});
+  };
+  const auto parsed_value = [&] {
+    try {
+      return YAML::Load(o.value);
+    } catch (const YAML::Exception& e) {
+      throw InputError({file.string(), 0, o.path, "a YAML value", "'" + o.value + "'"});
+    }
+  };
   YAML::Node node = root;
   for (size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i].empty() || !node.IsMap())
-      throw InputError({file.string(), 0, o.path, "a dotted path of mapping keys (e.g. parallelism.tp)", o.path});
-    if (i + 1 == keys.size()) {
-      YAML::Node value;
-      try {
-        value = YAML::Load(o.value);
-      } catch (const YAML::Exception& e) {
-        throw InputError({file.string(), 0, o.path, "a YAML value", "'" + o.value + "'"});
+    const std::string& key = keys[i];
+    const bool last = i + 1 == keys.size();
+    if (last && key == "+") {
+      if (!node.IsSequence() && node.IsDefined() && !node.IsNull()) bad_path("a path to a list to append to (e.g. events.+)");
+      node.push_back(parsed_value());
+      return;
+    }
+    if (node.IsSequence()) {  // a list index: events.0.slowdown
+      const bool digits = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 9;
+      if (!digits || std::stoul(key) >= node.size())
+        bad_path(fmt::format("an index of the list at '{}' (0 to {})", key, node.size() == 0 ? 0 : node.size() - 1));
+      if (last) {
+        node[std::stoul(key)] = parsed_value();
+        return;
       }
-      if (value.IsNull()) node.remove(keys[i]);  // "~": as if the file left the key out
-      else node[keys[i]] = value;
+      node.reset(node[std::stoul(key)]);
+      continue;
+    }
+    if (key.empty() || !node.IsMap())
+      bad_path("a dotted path of mapping keys and list indices (e.g. parallelism.tp, events.0.slowdown)");
+    if (last) {
+      const YAML::Node value = parsed_value();
+      if (value.IsNull()) node.remove(key);  // "~": as if the file left the key out
+      else node[key] = value;
     } else {
-      if (!node[keys[i]]) node[keys[i]] = YAML::Node(YAML::NodeType::Map);
-      node.reset(node[keys[i]]);
+      if (!node[key]) node[key] = YAML::Node(keys[i + 1] == "+" ? YAML::NodeType::Sequence : YAML::NodeType::Map);
+      node.reset(node[key]);
     }
   }
 }
+
 
 Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
 
@@ -179,6 +207,36 @@ std::vector<Event> load_events_file(const fs::path& file) {
   f.require_known_keys(root, "", {"events"});
   f.child(root, "", "events");  // required
   return read_events(f, root);
+}
+
+FieldOverride event_override(const std::string& flag, const std::string& text) {
+  const auto bad = [&] {
+    throw InputError({"<command line>", 0, flag,
+                      "an event type and its fields as KEY=VALUE (e.g. 'straggler gpu=5 slowdown=1.3')",
+                      "'" + text + "'"});
+  };
+  const auto is_word = [](const std::string& w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+  };
+  std::istringstream words(text);
+  std::string type, field;
+  if (!(words >> type) || !is_word(type)) bad();
+  YAML::Node event(YAML::NodeType::Map);
+  event["type"] = type;
+  while (words >> field) {
+    const size_t equals = field.find('=');
+    if (equals == std::string::npos || !is_word(field.substr(0, equals)) || equals + 1 == field.size()) bad();
+    YAML::Node value;
+    try {
+      value = YAML::Load(field.substr(equals + 1));
+    } catch (const YAML::Exception&) {
+      bad();
+    }
+    event[field.substr(0, equals)] = value;
+  }
+  YAML::Emitter flow;
+  flow << YAML::Flow << event;
+  return {"events.+", flow.c_str()};
 }
 
 Scenario load_scenario(const fs::path& file, const std::vector<FieldOverride>& overrides) {
