@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 
+#include "device_spec.hpp"
 #include "input_error.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
@@ -446,6 +448,35 @@ TEST(ScenarioOverrides, NullRemovesTheKey) {
   EXPECT_EQ(s.data_parallel.servers, 0);
   EXPECT_FALSE(s.reference.has_value());
   EXPECT_EQ(s.data_parallel.backup_workers, 0);
+}
+
+// Issue 46: a GPU and a topology built for another were simulated together without a word (an
+// A100 on the H100 RoCE file reported "RoCE 11.9% faster"). The NVLink generation names the GPU
+// generation of a node: Pascal 1, Volta 2, Ampere 3, Hopper 4, Blackwell 5; PCIe parts none.
+TEST(Scenario, GpuAndTopologyOfDifferentGenerationsAreAnErrorUnlessMeant) {
+  const std::pair<const char*, int> generations[] = {{"p100-sxm2-16gb", 1}, {"v100-sxm2-32gb", 2}, {"a100-80gb-sxm", 3},
+                                                     {"h100-sxm", 4},       {"h200-sxm", 4},       {"b200", 5},
+                                                     {"p100-pcie-16gb", 0}, {"k80", 0}};
+  for (const auto& [id, generation] : generations) EXPECT_EQ(find_device(id)->nvlink_generation(), generation) << id;
+
+  test::ScratchDir dir;
+  const std::string roce = (test::source_dir() / "topologies" / "dgx-h100-roce-spine-leaf.yaml").string();
+  const std::string text = "name: a100-on-h100-roce\nmodel: {preset: gpt3-1.3b}\n"
+                           "training: {global_batch: 64, micro_batch: 4}\nparallelism: {dp: 16}\n"
+                           "cluster: {gpu: a100-80gb-sxm, nodes: 2, topology: " + roce;
+  const InputErrorInfo e = test::error_of([&] { load_scenario(dir.write("a.yaml", text + "}\n")); });
+  EXPECT_EQ(e.line, 5);
+  EXPECT_EQ(e.field, "cluster.gpu");
+  EXPECT_EQ(e.expected, "a GPU of NVLink 4 as the nodes of dgx-h100-roce-spine-leaf.yaml (HGX H100 (Ethernet)) hold, "
+                        "or cluster.gpu_differs_from_topology: true");
+  EXPECT_EQ(e.found, "a100-80gb-sxm (NVLink 3)");
+  EXPECT_TRUE(load_scenario(dir.write("b.yaml", text + ", gpu_differs_from_topology: true}\n")).cluster.gpu_differs_from_topology);
+  // The A100 twins of the H100 RoCE and 2:1 files (topologies/) take the same scenario.
+  for (const char* twin : {"dgx-a100-roce-spine-leaf.yaml", "dgx-a100-hdr-fattree-2to1.yaml"}) {
+    std::string a100 = text;
+    a100.replace(a100.find(roce), roce.size(), (test::source_dir() / "topologies" / twin).string());
+    EXPECT_EQ(load_scenario(dir.write("c.yaml", a100 + "}\n")).cluster.topology.node.nvlink_generation, 3) << twin;
+  }
 }
 
 }  // namespace

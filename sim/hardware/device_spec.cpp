@@ -86,6 +86,18 @@ const std::vector<DeviceSpec>& all_devices() {
 }
 }  // namespace
 
+int DeviceSpec::nvlink_generation() const {
+  if (nvlink_bw_Bps <= 0) return 0;
+  switch (sm_arch / 10) {
+    case 6: return 1;
+    case 7: return 2;
+    case 8: return 3;
+    case 9: return 4;
+    case 10: return 5;
+    default: return 0;
+  }
+}
+
 double DeviceSpec::collective_sm_share(int ctas) const {
   return sms > 0 ? double(std::min(ctas, sms)) / sms : 0.0;
 }

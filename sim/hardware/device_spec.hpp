@@ -41,6 +41,9 @@ struct DeviceSpec {
   // most all of them: compute then runs at (1 - share) of its rate.
   double collective_sm_share(int ctas) const;
   bool has_tf32() const { return sm_arch >= 80; }  // TF32 tensor cores: Ampere and later
+  // The NVLink generation of an SXM part, by architecture: Pascal 1, Volta 2, Ampere 3, Hopper 4,
+  // Blackwell 5 (NVIDIA's NVLink page); 0 for a PCIe part (no NVLink bandwidth).
+  int nvlink_generation() const;
 
   double peak_flops(Precision p) const;
   // The clock factor on the tensor-core rate of a step whose GPU time is `tensor_share` matmuls

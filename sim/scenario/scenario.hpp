@@ -94,6 +94,9 @@ struct ClusterConfig {
   int nodes = 0;
   std::filesystem::path topology_file;  // resolved against the scenario's folder
   TopologySpec topology;                // loaded from topology_file
+  // The topology's nodes hold another GPU (another NVLink generation) and the user means it:
+  // without it such a pair is an error (check_scenario_consistency).
+  bool gpu_differs_from_topology = false;
 };
 
 // What-if events. New kinds are new alternatives of Event, applied to the SimGrid

@@ -190,6 +190,16 @@ void check_device(const Scenario& s, const Fail& fail) {
     fail("cluster.gpu", fmt::format("one of [{}]", fmt::join(device_ids(), ", ")), "'" + s.cluster.gpu + "'");
     return;
   }
+  // The topology's nodes are built for one GPU generation (their NVLink): an A100 on an H100
+  // node's NVLink 4 and NDR NICs is a mistake unless the user says otherwise.
+  const TopologySpec& topology = s.cluster.topology;
+  if (topology.node.nvlink_generation > 0 && !s.cluster.gpu_differs_from_topology &&
+      device->nvlink_generation() != topology.node.nvlink_generation)
+    fail("cluster.gpu",
+         fmt::format("a GPU of NVLink {} as the nodes of {} ({}) hold, or cluster.gpu_differs_from_topology: true",
+                     topology.node.nvlink_generation, s.cluster.topology_file.filename().string(), topology.node.type),
+         device->nvlink_generation() > 0 ? fmt::format("{} (NVLink {})", device->id, device->nvlink_generation())
+                                         : fmt::format("{} (no NVLink)", device->id));
   const Precision precision = s.training.precision;
   if (device->peak_flops(precision) > 0) return;
   fail("training.precision",

@@ -30,9 +30,10 @@ double finite_number(const YamlFields& f, const YAML::Node& map, const std::stri
 }
 
 ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
-  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology", "oversubscription"});
+  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology", "oversubscription", "gpu_differs_from_topology"});
   ClusterConfig c;
   c.gpu = f.choice(cluster, "cluster", "gpu", device_ids());
+  c.gpu_differs_from_topology = f.boolean_or(cluster, "cluster", "gpu_differs_from_topology", false);
   c.nodes = f.positive_int(cluster, "cluster", "nodes");
   c.topology_file = read_existing_file(f, cluster, "cluster", "topology");
   c.topology = load_topology(c.topology_file);
