@@ -12,6 +12,8 @@
 #include "collective_kind.hpp"
 #include "critical_path.hpp"
 #include "gzip_input.hpp"
+#include "imported_step.hpp"
+#include "trace_files.hpp"
 #include "kineto_trace.hpp"
 #include "replay_program.hpp"
 #include "scenario_loader.hpp"
@@ -435,6 +437,27 @@ TEST(TraceImportRobustness, FlagsAreCheckedBeforeTheTraces) {
     const test::CliResult r = test::run_dtsim("import " + over_cap + " " + flags);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("field '" + flag + "'"), std::string::npos) << r.output;
+  }
+}
+
+// The trace fuzz target's findings (tests/data/fuzz/trace-*.json): a number beyond a double in a
+// Kineto trace or an ET's process groups, a pg_desc that is not a string. Each an InputError
+// naming the file, as every bad trace is, not another exception.
+TEST(TraceImportRobustness, FuzzFindingsAreInputErrors) {
+  const std::pair<const char*, const char*> findings[] = {
+      {"trace-kineto-number-overflow.json", "with numbers a double holds"},
+      {"trace-et-process-groups-number-overflow.json", "nodes[0].inputs[0]"},
+      {"trace-et-pg-desc-not-a-string.json", ""}};
+  for (const auto& [name, part] : findings) {
+    const std::filesystem::path file = test::data_dir() / "fuzz" / name;
+    try {
+      const TraceFiles files = read_trace_files({file});
+      if (!files.timed.empty()) import_step(files, "");
+      EXPECT_STREQ(part, "") << name << ": read without an error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.info().file, file.string()) << name;
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << name << ": " << e.what();
+    }
   }
 }
 

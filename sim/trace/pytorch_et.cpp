@@ -139,13 +139,17 @@ class EtReader {
     } catch (const json::parse_error& e) {
       fail(fmt::format("nodes[{}].inputs[0]", i), "the process groups as a JSON list",
            fmt::format("a JSON syntax error at byte {}", e.byte));
+    } catch (const json::exception& e) {  // out_of_range.406: a number beyond a double (1e999)
+      fail(fmt::format("nodes[{}].inputs[0]", i), "the process groups as a JSON list with numbers a double holds",
+           e.what());
     }
     if (!groups.is_array()) return;
     for (const json& g : groups)
       if (g.is_object() && g.contains("pg_name") && g["pg_name"].is_string() && g.contains("group_size") &&
           g["group_size"].is_number_integer()) {
         group_sizes_[g["pg_name"].get<std::string>()] = g["group_size"].get<int>();
-        if (g.value("pg_desc", "") == "default_pg") default_group_ = g["pg_name"].get<std::string>();
+        // Compared as JSON: value("pg_desc", "") would throw a type_error for a pg_desc not a string.
+        if (g.contains("pg_desc") && g["pg_desc"] == "default_pg") default_group_ = g["pg_name"].get<std::string>();
       }
   }
 
