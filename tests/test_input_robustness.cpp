@@ -358,10 +358,13 @@ TEST(RobustCampaign2, WorkBeyondTheMemoryBudgetIsRefused) {
   const test::CliResult ranks = run_within("import " + (test::data_dir() / "traces" / "hta").string() + " --ranks 4096");
   EXPECT_EQ(ranks.exit_code, 2) << ranks.output;
   EXPECT_NE(ranks.output.find("<memory budget>"), std::string::npos) << ranks.output;
+  // Refused before SimGrid builds anything, with the estimate (sim/engine/memory_estimate.cpp):
+  // 42.2 MB + 1,024 x 41.1 kB + 1,024 x 7.0 kB + 1,525,760 tasks x 76.4 B = 0.21 GB.
   const test::CliResult r = run_within("run --no-fold");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("dtsim: error: <memory budget>: expected work within dtsim's memory budget: 0.20 GB for the "
-                          "simulation of 'gpt3-175b-1024-a100'"),
+                          "simulation of 'gpt3-175b-1024-a100', found work that needs about 0.21 GB: 1024 GPUs on the "
+                          "platform, 1024 simulated, 1525760 tasks"),
             std::string::npos)
       << r.output;
 }

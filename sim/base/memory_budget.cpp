@@ -27,16 +27,17 @@ void limit_process_memory(double bytes) {
   setrlimit(RLIMIT_DATA, &limit);
 }
 
-double peak_resident_bytes() {
-  rusage usage{};
-  return getrusage(RUSAGE_SELF, &usage) == 0 ? double(usage.ru_maxrss) * 1024 : 0;  // KiB on Linux
+double process_memory_limit_bytes() {
+  rlimit limit{};
+  return getrlimit(RLIMIT_DATA, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? double(limit.rlim_cur) : 0;
 }
 
-InputError memory_budget_exceeded(const std::string& what, double limit_bytes) {
+InputError memory_budget_exceeded(const std::string& what, double limit_bytes, const std::string& need) {
   return InputError({"<memory budget>", 0, "",
                      fmt::format("work within dtsim's memory budget: {:.2f} GB for {}", limit_bytes / 1e9, what),
-                     "work that needs more (fewer GPUs or ranks, replicas folded, fewer sizes or simulations at "
-                     "once; sim/base/size_limits.hpp)"});
+                     (need.empty() ? std::string("work that needs more") : "work that needs " + need) +
+                         " (fewer GPUs or ranks, replicas folded, fewer sizes or simulations at once; "
+                         "sim/base/size_limits.hpp)"});
 }
 
 }  // namespace dtsim

@@ -16,11 +16,12 @@ double memory_budget_bytes();
 // Caps this process's data at `bytes` (never above a hard limit already set).
 void limit_process_memory(double bytes);
 
-// This process's peak resident memory so far (getrusage), bytes.
-double peak_resident_bytes();
+// This process's cap on its data (RLIMIT_DATA), bytes; 0 when there is none.
+double process_memory_limit_bytes();
 
-// The error of a command whose work needed more than `limit_bytes` (this process's share of the
-// budget; `what` says whose: "the simulation of 'gpt3-175b'").
-InputError memory_budget_exceeded(const std::string& what, double limit_bytes);
+// The error of a command whose work needs more than `limit_bytes` (this process's share of the
+// budget; `what` says whose: "the simulation of 'gpt3-175b'"); `need` says how much, where an
+// estimate said so before the work ("about 6.1 GB: ...").
+InputError memory_budget_exceeded(const std::string& what, double limit_bytes, const std::string& need = "");
 
 }  // namespace dtsim

@@ -24,6 +24,7 @@
 #include "events.hpp"
 #include "input_error.hpp"
 #include "memory_budget.hpp"
+#include "memory_estimate.hpp"
 #include "workload_builder.hpp"
 
 namespace dtsim {
@@ -396,6 +397,7 @@ std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolv
       folding = {reached.has_value(), reached.value_or(std::vector<int>{})};
     }
     const Workload workload = build_workload(s, resolved.compute, folding);
+    refuse_beyond_memory_limit(workload, long(s.cluster.nodes) * resolved.topology.node.gpus, s.name);
     return run_simgrid(resolved.topology, s.cluster.nodes, resolved.compute.peak_flops(), workload, s.events, options);
   };
 }
@@ -406,6 +408,7 @@ SimulationResult simulate_workload(const TopologySpec& topology, int nodes, doub
                                    const Workload& workload, const std::vector<Event>& events,
                                    const SimulationOptions& options) {
   return run_in_child(topology.name, [&] {
+    refuse_beyond_memory_limit(workload, long(nodes) * topology.node.gpus, topology.name);
     return run_simgrid(topology, nodes, gpu_speed_flops, workload, events, options);
   });
 }
