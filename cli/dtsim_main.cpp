@@ -52,7 +52,6 @@ constexpr int kExitIterationFailed = 4;  // a failure event stopped the iteratio
 const fs::path kSourceDir = DTSIM_SOURCE_DIR;
 const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a100.yaml";
 
-// `dtsim run --straggler-sweep GPU`: iteration time against GPU's slowdown, 1.0 to 2.0.
 // `dtsim run --straggler-sweep GPU [--values 1,1.3,2]`: iteration time against GPU's slowdown (by
 // default 1.0 to 2.0).
 int sensitivity_command(const Scenario& scenario, const std::string& gpu_text, const std::string& values) {
