@@ -13,12 +13,17 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <utility>
 
 #include "attention_kernel.hpp"
 #include "device_spec.hpp"
 #include "enum_names.hpp"
 #include "memory_model.hpp"
+#include "scenario_consistency.hpp"
+#include "topology_spec.hpp"
+#include "validation.hpp"
 #include "qt_text.hpp"
 #include "transformer_config.hpp"
 #include "what_if.hpp"
@@ -277,9 +282,43 @@ void ScenarioPanel::fieldEdited(const QString& path, const QString& value) {
   if (path == "reference.samples_per_s" && check_.scenario && check_.scenario->layer_model)
     // The file may name the rate by its unit (images_per_s): the form's value replaces it.
     document_.set("reference." + check_.scenario->layer_model->graph.sample_unit + "s_per_s", "~");
+  const ClusterConfig before = check_.scenario ? check_.scenario->cluster : ClusterConfig{};
   document_.set(path.toStdString(), value.isEmpty() && optional ? "~" : value.toStdString());
   dropEmptySection(path);
+  if (path == "cluster.gpu" && !before.topology_file.empty()) {
+    ClusterConfig after = before;
+    after.gpu = value.toStdString();
+    check_gpu_matches_topology(after, [&](const std::string&, const std::string&) { followGpuWithTopology(value); });
+    offerTopologiesFor(after.gpu);
+  }
   recheck();
+  if (!switched_topology_.isEmpty()) error_->setText(std::exchange(switched_topology_, QString()));
+}
+
+void ScenarioPanel::followGpuWithTopology(const QString& gpu) {
+  const std::filesystem::path topology = default_topology_for(gpu.toStdString(), topologies_dir_.toStdString());
+  document_.set("cluster.topology", topology.string());
+  showValue(fields_["cluster.topology"], QFileInfo(q(topology.string())).absoluteFilePath());
+  switched_topology_ = QString("topology switched to %1: its nodes hold %2 (the scenario's name is unchanged)")
+                           .arg(q(topology.filename().string()), gpu);
+}
+
+void ScenarioPanel::offerTopologiesFor(const std::string& gpu) {
+  auto* combo = qobject_cast<QComboBox*>(fields_["cluster.topology"]);
+  auto* items = combo ? qobject_cast<QStandardItemModel*>(combo->model()) : nullptr;
+  if (!items) return;
+  for (int i = 0; i < combo->count(); ++i) {
+    ClusterConfig c;
+    c.gpu = gpu;
+    try {
+      c.topology = load_topology(combo->itemData(i).toString().toStdString());
+    } catch (const InputError&) {
+      continue;  // a broken file is offered: choosing it shows its error
+    }
+    bool matches = true;
+    check_gpu_matches_topology(c, [&](const std::string&, const std::string&) { matches = false; });
+    items->item(i)->setEnabled(matches);
+  }
 }
 
 void ScenarioPanel::addEvent(const Event& event) {
@@ -306,6 +345,7 @@ void ScenarioPanel::reload() {
     showValue(fields_["training.mixed_precision"], to_string(s.training.mixed_precision));
     showValue(fields_["parallelism.dp"], QString::number(s.parallelism.dp));
     showValue(fields_["cluster.gpu"], q(s.cluster.gpu));
+    offerTopologiesFor(s.cluster.gpu);
     showValue(fields_["cluster.nodes"], QString::number(s.cluster.nodes));
     showValue(fields_["cluster.topology"],
               QFileInfo(QString::fromStdString(s.cluster.topology_file.string())).absoluteFilePath());

@@ -71,6 +71,11 @@ class ScenarioPanel : public QWidget {
   QComboBox* optionalComboField(const QString& path, const QStringList& items, const QString& tooltip);
   QWidget* checkField(const QString& path, const QString& text);
   void fieldEdited(const QString& path, const QString& value);
+  // A GPU whose NVLink generation the current topology's nodes do not have takes the stock
+  // topology for it (default_topology_for), said in the form's message line.
+  void followGpuWithTopology(const QString& gpu);
+  // Topologies whose nodes hold another GPU generation than `gpu` are greyed out in the list.
+  void offerTopologiesFor(const std::string& gpu);
   void chooseModel(int index);
   void chooseZooModel(int index);
   void chooseCalibration();
@@ -81,6 +86,7 @@ class ScenarioPanel : public QWidget {
 
   ScenarioDocument& document_;
   QString topologies_dir_;
+  QString switched_topology_;  // the message of followGpuWithTopology, shown after the recheck
   ScenarioCheck check_;
   QMap<QString, QWidget*> fields_;  // by dotted path
   QString flagged_;

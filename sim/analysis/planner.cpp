@@ -257,6 +257,9 @@ PlanResult plan_layouts(const PlanRequest& request) {
   s.cluster.topology_file = request.topology_file;
   s.cluster.topology = load_topology(request.topology_file);
   check_request(request, s.cluster.topology);
+  check_gpu_matches_topology(s.cluster, [&](const std::string& expected, const std::string& found) {
+    throw InputError({"<command line>", 0, "--gpu", expected + " (or a --topology for it)", found});
+  });
   const DeviceSpec& device = *find_device(request.gpu);
   result.memory_capacity_bytes = device.hbm_bytes;
   const ResolvedScenario resolved = resolve_scenario(s);  // datasheet defaults: no calibration file

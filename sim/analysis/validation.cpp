@@ -31,7 +31,8 @@ std::filesystem::path default_topology_for(const std::string& gpu, const std::fi
   if (gpu.rfind("v100", 0) == 0) return topologies_dir / "dgx1-v100-edr-fattree.yaml";
   if (gpu == "p100-sxm2-16gb") return topologies_dir / "dgx1-p100-edr-fattree.yaml";
   if (gpu == "p100-pcie-16gb" || gpu == "k80") return topologies_dir / "pcie-gpu-server-ethernet.yaml";
-  return topologies_dir / "dgx-h100-ndr-fattree.yaml";
+  if (gpu == "b200") return topologies_dir / "dgx-b200-ndr-fattree.yaml";  // NVLink 5
+  return topologies_dir / "dgx-h100-ndr-fattree.yaml";  // H100 and H200: NVLink 4
 }
 
 double sc21_flops_per_iteration(const TransformerConfig& m, int global_batch) {

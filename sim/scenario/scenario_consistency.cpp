@@ -190,16 +190,9 @@ void check_device(const Scenario& s, const Fail& fail) {
     fail("cluster.gpu", fmt::format("one of [{}]", fmt::join(device_ids(), ", ")), "'" + s.cluster.gpu + "'");
     return;
   }
-  // The topology's nodes are built for one GPU generation (their NVLink): an A100 on an H100
-  // node's NVLink 4 and NDR NICs is a mistake unless the user says otherwise.
-  const TopologySpec& topology = s.cluster.topology;
-  if (topology.node.nvlink_generation > 0 && !s.cluster.gpu_differs_from_topology &&
-      device->nvlink_generation() != topology.node.nvlink_generation)
-    fail("cluster.gpu",
-         fmt::format("a GPU of NVLink {} as the nodes of {} ({}) hold, or cluster.gpu_differs_from_topology: true",
-                     topology.node.nvlink_generation, s.cluster.topology_file.filename().string(), topology.node.type),
-         device->nvlink_generation() > 0 ? fmt::format("{} (NVLink {})", device->id, device->nvlink_generation())
-                                         : fmt::format("{} (no NVLink)", device->id));
+  check_gpu_matches_topology(s.cluster, [&](const std::string& expected, const std::string& found) {
+    fail("cluster.gpu", expected + ", or cluster.gpu_differs_from_topology: true", found);
+  });
   const Precision precision = s.training.precision;
   if (device->peak_flops(precision) > 0) return;
   fail("training.precision",
@@ -367,6 +360,17 @@ void check_consistency(const Scenario& s, const Fail& fail) {
 }
 
 void check_cluster_buildable(const TopologySpec& topology, long nodes) { build_topology_graph(topology, nodes); }
+
+void check_gpu_matches_topology(const ClusterConfig& c,
+                                const std::function<void(const std::string&, const std::string&)>& fail) {
+  const DeviceSpec* device = find_device(c.gpu);
+  const int nodes_nvlink = c.topology.node.nvlink_generation;
+  if (!device || nodes_nvlink == 0 || c.gpu_differs_from_topology || device->nvlink_generation() == nodes_nvlink) return;
+  fail(fmt::format("a GPU of NVLink {} as the nodes of {} ({}) hold", nodes_nvlink,
+                   c.topology_file.filename().string(), c.topology.node.type),
+       device->nvlink_generation() > 0 ? fmt::format("{} (NVLink {})", device->id, device->nvlink_generation())
+                                       : fmt::format("{} (no NVLink)", device->id));
+}
 
 void check_scenario_consistency(const Scenario& s) {
   const std::string file = s.source_file.empty() ? std::string("<scenario>") : s.source_file.string();

@@ -31,4 +31,10 @@ void check_scenario_consistency(const Scenario& s);
 // cluster is built for it).
 void check_cluster_buildable(const TopologySpec& topology, long nodes);
 
+// The topology's nodes are built for one GPU generation (their NVLink): an A100 on an H100 node's
+// NVLink 4 and NDR NICs is a mistake unless ClusterConfig::gpu_differs_from_topology says it is
+// meant. Calls `fail(expected, found)` for a mismatch.
+void check_gpu_matches_topology(const ClusterConfig& cluster,
+                                const std::function<void(const std::string&, const std::string&)>& fail);
+
 }  // namespace dtsim

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -82,6 +83,33 @@ class TestMainWindow : public QObject {
     // Time to train 300B tokens, by hand: 300e9 / tokens_per_s seconds, in days.
     QCOMPARE(w.summary()->figureText("time_to_train_days"),
              QString::number(300e9 / expected.tokens_per_s / 86400, 'f', 1) + " days");
+  }
+
+  // Issue 46: choosing another GPU generation kept the A100 fabric (or here the H100 one) and ran.
+  // The topology follows the GPU, says so, renames nothing, and the list greys out the others.
+  void gpuOfAnotherGenerationTakesItsTopology() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    ScenarioPanel* panel = w.scenarioPanel();
+    auto* topology = qobject_cast<QComboBox*>(panel->fieldWidget("cluster.topology"));
+    QVERIFY(topology);
+    QVERIFY(panel->editField("cluster.gpu", "a100-80gb-sxm"));
+    QCOMPARE(panel->errorText(), QString("topology switched to dgx-a100-hdr-fattree.yaml: its nodes hold a100-80gb-sxm "
+                                         "(the scenario's name is unchanged)"));
+    const Scenario& s = *panel->lastCheck().scenario;
+    QCOMPARE(QString::fromStdString(s.cluster.topology_file.filename().string()), QString("dgx-a100-hdr-fattree.yaml"));
+    QCOMPARE(QString::fromStdString(s.name), QString("gpt3-1.3b-8-h100"));
+    QCOMPARE(topology->currentText(), QString("dgx-a100-hdr-fattree"));
+    const auto* items = qobject_cast<QStandardItemModel*>(topology->model());
+    QVERIFY(!items->item(topology->findText("dgx-h100-ndr-fattree"))->isEnabled());
+    QVERIFY(items->item(topology->findText("dgx-a100-roce-spine-leaf"))->isEnabled());
+    // H100 to H200: the same NVLink 4 nodes, nothing switched.
+    QVERIFY(panel->editField("cluster.gpu", "h100-sxm"));
+    QVERIFY(panel->editField("cluster.topology", kSource + "/topologies/dgx-h100-ndr-fattree.yaml"));
+    QVERIFY(panel->editField("cluster.gpu", "h200-sxm"));
+    QCOMPARE(panel->errorText(), QString());
+    QCOMPARE(QString::fromStdString(panel->lastCheck().scenario->cluster.topology_file.filename().string()),
+             QString("dgx-h100-ndr-fattree.yaml"));
   }
 
   // The Training form offers the framework: switching the scenario to eager PyTorch runs the
