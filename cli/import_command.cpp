@@ -239,10 +239,11 @@ int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptio
 
 // Execution traces alone replay nothing: a flag that asks for a replay is an error, not ignored.
 void refuse_replay_flags(const ImportOptions& o) {
-  const std::string ranks = o.ranks ? "--ranks" : "";
+  const std::string ranks = o.ranks ? "--ranks" : "", nodes = o.nodes ? "--nodes" : "";
   const std::pair<const char*, const std::string*> flags[] = {
-      {"--topology", &o.topology}, {"--ranks", &ranks},     {"--straggler", &o.straggler},
-      {"--gpu", &o.gpu},           {"--events", &o.events}, {"--calibration", &o.calibration}};
+      {"--topology", &o.topology}, {"--ranks", &ranks},       {"--nodes", &nodes},
+      {"--straggler", &o.straggler}, {"--gpu", &o.gpu},       {"--events", &o.events},
+      {"--calibration", &o.calibration}};
   for (const auto& [flag, value] : flags)
     if (!value->empty())
       flag_error(flag, "a Kineto or Chakra trace to replay with it (PyTorch execution traces hold no times)",
@@ -316,6 +317,7 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_option("--json", o.json_file, "also write the steps as JSON to this file");
   command.add_option("--topology", o.topology, "topology to replay on (default: the traced GPU's usual node)");
   command.add_flag("!--no-replay", o.replay, "only read the traces, do not replay the step");
+  command.add_option("--nodes", o.nodes, "replay scaled out to this many nodes of the replay's topology (or --ranks)");
   command.add_option("--ranks", o.ranks,
                      "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
   command.add_option("--straggler", o.straggler,
@@ -336,6 +338,8 @@ int run_import_command(const ImportOptions& o) {
   // The flags first: a mistake in one costs no parse of a large trace. Bounds that depend on the
   // traces (--ranks at least the traced ranks, the straggler's rank) are checked again after.
   if (o.ranks) integer_flag("--ranks", *o.ranks, 1, kMaxGpus);
+  if (o.nodes) integer_flag("--nodes", *o.nodes, 1, kMaxGpus);
+  if (o.ranks && o.nodes) flag_error("--nodes", "--ranks or --nodes, not both", "both");
   straggler_flag(o.straggler, int(kMaxGpus));
   if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
   if (!o.replay && (!o.straggler.empty() || !o.events.empty() || !o.gpu.empty()))
@@ -353,7 +357,16 @@ int run_import_command(const ImportOptions& o) {
   const std::string& step = imported.step;
   const int world_size = imported.world_size;
   const int traced = imported.traced_world();
-  const int scaled = o.ranks ? int(integer_flag("--ranks", *o.ranks, traced, kMaxGpus)) : traced;
+  int scaled = o.ranks ? int(integer_flag("--ranks", *o.ranks, traced, kMaxGpus)) : traced;
+  if (o.nodes) {  // whole nodes of the topology the replay runs on (its file's, not the traced part of one)
+    const std::filesystem::path file =
+        replay_platform(ranks, {.world_size = traced, .topology_file = o.topology, .topologies_dir = o.topologies_dir})
+            .topology_file;
+    const int per_node = load_topology(file).node.gpus, fewest = (traced + per_node - 1) / per_node;
+    scaled = per_node * int(integer_flag("--nodes", *o.nodes, fewest, kMaxGpus / per_node,
+                                         fmt::format("{} to {} nodes of {} GPUs ({})", fewest, kMaxGpus / per_node,
+                                                     per_node, file.filename().string())));
+  }
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   // The replays asked for, each checked (topology, whole nodes, event targets) before any output.
   const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
@@ -392,6 +405,19 @@ int run_import_command(const ImportOptions& o) {
     print_replay(replay, scaled > traced, ranks.front().times_recorded);
     out["replayed_step_s"] = replay.replayed_step_s;
     out["replay"] = replay_json(replay);
+    // Scaled out faster than measured: never without the reason. The replay at the traced size
+    // tells the replay's own error from what scaling out adds.
+    if (scaled > traced && ranks.front().times_recorded && replay.replayed_step_s < replay.measured_step_s) {
+      ReplaySetup traced_setup = setup;
+      traced_setup.world_size = traced;
+      const TraceReplay at_traced = replay_steps(ranks, traced_setup);
+      std::cout << fmt::format(
+          "why faster     replayed at the traced size ({} ranks) the step is {:.3f} ms, {:+.1f}% against the measured "
+          "one: the replay's own error; scaling out to {} ranks adds {:+.3f} ms\n",
+          at_traced.simulated_ranks, 1e3 * at_traced.replayed_step_s, 100 * at_traced.error(), scaled,
+          1e3 * (replay.replayed_step_s - at_traced.replayed_step_s));
+      out["replay"]["traced_size_replayed_step_s"] = at_traced.replayed_step_s;
+    }
     if (straggler) {
       const TraceReplay slowed = replay_steps(ranks, slowed_setup);
       std::cout << fmt::format("what-if        rank {} {:g}x slower: step {:.3f} ms ({:+.1f}% against the replay)\n",

@@ -19,6 +19,7 @@ struct ImportOptions {
   std::string json_file;
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
   std::optional<std::string> ranks;  // scale out to this many data-parallel ranks; none: the world size
+  std::optional<std::string> nodes;  // or to this many nodes of the replay's topology
   std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
   std::string gpu;             // a device id: also replay with the kernels as on that GPU, on its usual node
   std::string calibration;     // a calibration measured on that GPU (its efficiencies); empty: the defaults

@@ -398,6 +398,25 @@ TEST(ImportCommand, ReadsAFolderOfRanks) {
   EXPECT_NE(events.output.find("/no/such/events.yaml"), std::string::npos) << events.output;
 }
 
+// Issue 46: --nodes scales to whole nodes of the replay's topology (a DGX A100 of 8 GPUs for the
+// HTA trace), and a scaled-out step faster than the measured one says why: the replay at the
+// traced size is that fast already (the plain import's figure), scaling out adds to it.
+TEST(TraceReplay, ScaledOutByNodesAndAFasterStepSaysWhy) {
+  const std::string hta = (trace_dir() / "hta").string();
+  const test::CliResult plain = test::run_dtsim("import " + hta);
+  const size_t at = plain.output.find("replayed ", plain.output.find("step           measured"));
+  ASSERT_NE(at, std::string::npos) << plain.output;
+  const std::string traced_ms = plain.output.substr(at + 9, plain.output.find(" ms", at) - at - 9);
+  const test::CliResult nodes = test::run_dtsim("import " + hta + " --nodes 2");
+  EXPECT_EQ(nodes.exit_code, 0) << nodes.output;
+  EXPECT_NE(nodes.output.find("replay         16 ranks on 2 nodes of dgx-a100-hdr-fattree.yaml"), std::string::npos)
+      << nodes.output;
+  EXPECT_NE(nodes.output.find("why faster     replayed at the traced size (2 ranks) the step is " + traced_ms + " ms"),
+            std::string::npos)
+      << nodes.output;
+  EXPECT_EQ(test::run_dtsim("import " + hta + " --nodes 2 --ranks 16").exit_code, 2);
+}
+
 // ---- the robustness campaign of 2026-11-26 (issue 45; tests/data/robustness) ----
 
 // F-13: nine copies of one rank's trace read as nine "rank 0" rows.
