@@ -18,8 +18,8 @@ namespace dtsim {
 namespace fs = std::filesystem;
 
 namespace {
-// Every file read so far, by device and inode: an output naming one of them, by any path, would
-// destroy an input (`dtsim run s.yaml --json s.yaml`).
+// Every file read so far and every output declared, by device and inode: an output naming an
+// input, by any path, would destroy it (`dtsim run s.yaml --json s.yaml`).
 struct DeclaredOutput {
   dev_t device;
   ino_t inode;
@@ -41,6 +41,14 @@ void remember_input(const fs::path& file, const struct stat& st) {
     if (o.device == st.st_dev && o.inode == st.st_ino) refuse_output(o.flag, o.path, file.string());
   inputs_read.emplace_back(st.st_dev, st.st_ino);
 }
+
+// Closes the descriptor however read_input_file leaves.
+struct OpenFile {
+  int fd;
+  ~OpenFile() {
+    if (fd >= 0) close(fd);
+  }
+};
 }  // namespace
 
 bool is_existing_file(const fs::path& file) {
@@ -48,20 +56,12 @@ bool is_existing_file(const fs::path& file) {
   return fs::is_regular_file(file, ec) && !ec;
 }
 
-bool was_read_as_input(const fs::path& file) {
-  struct stat st {};
-  if (stat(file.c_str(), &st) != 0) return false;
-  const std::lock_guard<std::mutex> lock(files_mutex);
-  for (const auto& [device, inode] : inputs_read)
-    if (device == st.st_dev && inode == st.st_ino) return true;
-  return false;
-}
-
 void declare_output(const std::string& flag, const fs::path& file) {
   struct stat st {};
   if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // new, or a device: no input's
-  if (was_read_as_input(file)) refuse_output(flag, file.string(), file.string());
   const std::lock_guard<std::mutex> lock(files_mutex);
+  for (const auto& [device, inode] : inputs_read)
+    if (device == st.st_dev && inode == st.st_ino) refuse_output(flag, file.string(), file.string());
   declared_outputs.push_back({st.st_dev, st.st_ino, flag, file.string()});
 }
 
@@ -78,38 +78,23 @@ std::string read_input_file(const fs::path& file, const std::string& field, std:
   const auto too_large = [&](const std::string& found) {
     fail("a file of at most " + std::to_string(max_bytes >> 20) + " MiB", found);
   };
-  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail("a readable file", std::strerror(errno));
+  const OpenFile in{open(file.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) fail("a readable file", std::strerror(errno));
   struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    const int error = errno;
-    close(fd);
-    fail("a readable file", std::strerror(error));
-  }
-  if (std::uintmax_t(st.st_size) > max_bytes) {
-    close(fd);
-    too_large(std::to_string(st.st_size) + " bytes");
-  }
+  if (fstat(in.fd, &st) != 0) fail("a readable file", std::strerror(errno));
+  if (std::uintmax_t(st.st_size) > max_bytes) too_large(std::to_string(st.st_size) + " bytes");
   // Read to the end, not to the stated size: files under /proc state 0 and may read an error
   // (/proc/self/mem: EIO), which is the message, not an exception from a stream.
   std::string text;
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t got = read(fd, buffer, sizeof buffer);
+    const ssize_t got = read(in.fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      const int error = errno;
-      close(fd);
-      fail("a readable file", std::strerror(error));
-    }
+    if (got < 0) fail("a readable file", std::strerror(errno));
     if (got == 0) break;
-    if (text.size() + std::size_t(got) > max_bytes) {
-      close(fd);
-      too_large("more than that");
-    }
+    if (text.size() + std::size_t(got) > max_bytes) too_large("more than that");
     text.append(buffer, std::size_t(got));
   }
-  close(fd);
   remember_input(file, st);
   return text;
 }

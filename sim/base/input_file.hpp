@@ -26,7 +26,5 @@ bool is_existing_file(const std::filesystem::path& file);
 // read later that is one of them, or an output that names an input read already, is an
 // InputError naming the output's flag.
 void declare_output(const std::string& flag, const std::filesystem::path& file);
-// Whether `file` names a file read_input_file has read in this process.
-bool was_read_as_input(const std::filesystem::path& file);
 
 }  // namespace dtsim

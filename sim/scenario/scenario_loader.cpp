@@ -161,7 +161,7 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
   const auto parsed_value = [&] {
     try {
       return YAML::Load(o.value);
-    } catch (const YAML::Exception& e) {
+    } catch (const YAML::Exception&) {
       throw InputError({file.string(), 0, o.path, "a YAML value", "'" + o.value + "'"});
     }
   };
@@ -176,13 +176,14 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
     }
     if (node.IsSequence()) {  // a list index: events.0.slowdown
       const bool digits = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 9;
-      if (!digits || std::stoul(key) >= node.size())
+      const std::size_t index = digits ? std::stoul(key) : node.size();
+      if (index >= node.size())
         bad_path(fmt::format("an index of the list at '{}' (0 to {})", key, node.size() == 0 ? 0 : node.size() - 1));
       if (last) {
-        node[std::stoul(key)] = parsed_value();
+        node[index] = parsed_value();
         return;
       }
-      node.reset(node[std::stoul(key)]);
+      node.reset(node[index]);
       continue;
     }
     if (key.empty() || !node.IsMap())
@@ -197,7 +198,6 @@ void apply_field_override(const fs::path& file, YAML::Node root, const FieldOver
     }
   }
 }
-
 
 Scenario load_scenario(const fs::path& file) { return load_scenario(file, {}); }
 
