@@ -166,6 +166,25 @@ struct SharedState {
     if (record_folded_flows) repeated_flow_bytes[{from, to}] += bytes;
   }
 
+  // A blocking collective ends for no member before it has for every member: in NCCL no rank's
+  // all-reduce, all-gather or reduce-scatter completes before the last rank's data has gone round,
+  // and a ring's flows alone would release the ranks that are not the late one's ring neighbours. One barrier per (group, lane: the rank's own or its stream's collectives), for the
+  // actors that run the group's parts: members with a program of their own, and folded members
+  // whose representative is in the group (its proxies). Null for a group of one such actor.
+  sg4::BarrierPtr collective_end(int group, bool overlapped) {
+    auto [it, fresh] = collective_ends.try_emplace({group, overlapped ? 1 : 0});
+    if (fresh) {
+      const std::vector<int>& members = workload.groups[size_t(group)].ranks;
+      unsigned actors = 0;
+      for (int m : members)
+        actors += !folded(m) || std::find(members.begin(), members.end(), workload.representative[size_t(m)]) !=
+                                    members.end();
+      if (actors > 1) it->second = sg4::Barrier::create(actors);
+    }
+    return it->second;
+  }
+  std::map<std::pair<int, int>, sg4::BarrierPtr> collective_ends;
+
   void arrive(int group, int sequence, int rank, double now_s) {
     const int size = int(workload.groups[size_t(group)].ranks.size());
     Arrivals& a = arrivals_by_group[size_t(group)][sequence];
@@ -287,7 +306,7 @@ class RankActor {
   void run_collective(const Task& task, SpanKind span) {
     if (task.host_staged) return run_host_staged(task, span);
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
-    if (mine.phases.empty()) return;
+    if (mine.phases.empty()) return wait_for_group(task);
     const double start = sg4::Engine::get_clock();
     const std::vector<int>& clones = begin_collective(task, span, start);
     for (const RankPhase& phase : mine.phases) {
@@ -323,8 +342,17 @@ class RankActor {
     return clones;
   }
 
-  // The collective ends for the representative when it has ended for every rank it speaks for.
+  // An all-to-all's flows already tie each rank to every other (it receives from each), and in
+  // NCCL a rank's grouped sends and receives end with its own: no barrier for it.
+  void wait_for_group(const Task& task) {
+    if (task.collective == CollectiveKind::all_to_all || task.collective == CollectiveKind::send_recv) return;
+    if (const sg4::BarrierPtr end = s_.collective_end(task.group, task.overlapped)) end->wait();
+  }
+
+  // The collective ends when it has for every member of the group (wait_for_group; the proxies of
+  // the ranks a representative speaks for are members too, so it waits there before their ends).
   void end_collective(const Task& task, SpanKind span, double start, const std::vector<int>& clones) {
+    wait_for_group(task);
     for (int clone : clones) s_.proxies.at({clone, lane_of(span)}).done->acquire();
     const double end = sg4::Engine::get_clock();
     CommunicationTimes& kind = communication_of(task);

@@ -66,7 +66,6 @@ double ring_latency_us(CollectiveKind kind, Protocol p, int ranks, int nodes, co
 
 double estimate_latency_us(CollectiveKind kind, Algo a, Protocol p, const GroupShape& g, const LatencyTable& t) {
   const int ppn = g.ranks_per_node;
-  const double one_hop_us = g.nodes > 1 ? t.ring_net_step_us.simple : t.ring_nvlink_step_us.simple;
   switch (a) {
     case Algo::ring: return ring_latency_us(kind, p, g.ranks, g.nodes, t);
     case Algo::tree:
@@ -87,7 +86,8 @@ double estimate_latency_us(CollectiveKind kind, Algo a, Protocol p, const GroupS
              ring_latency_us(CollectiveKind::all_reduce, p, g.nodes, g.nodes, t) +
              ring_latency_us(CollectiveKind::all_gather, p, ppn, 1, t);
     case Algo::direct: {
-      const double phase_us = t.ring_base_us.simple + one_hop_us;
+      const double hop_us = g.nodes > 1 ? t.ring_net_step_us.of(p) : t.ring_nvlink_step_us.of(p);
+      const double phase_us = t.ring_base_us.of(p) + hop_us;
       return kind == CollectiveKind::all_reduce ? 2 * phase_us : phase_us;
     }
     case Algo::automatic: break;
@@ -200,7 +200,7 @@ bool is_supported(CollectiveKind kind, Algo a, Protocol p, const GroupShape& g, 
       return simple && is_power_of_two(g.ranks) && is_power_of_two(g.ranks_per_node) &&
              (ar || kind == CollectiveKind::all_gather || kind == CollectiveKind::reduce_scatter);
     case Algo::hierarchical: return ar && simple && g.nodes > 1 && g.ranks_per_node > 1;
-    case Algo::direct: return simple && kind != CollectiveKind::broadcast;
+    case Algo::direct: return (simple || p == Protocol::ll) && kind != CollectiveKind::broadcast;
     case Algo::automatic: return false;
   }
   return false;
@@ -219,6 +219,14 @@ CollectiveEstimate estimate_collective(CollectiveKind kind, Algo a, Protocol p, 
   return e;
 }
 
+// NCCL sends each peer's part of an all-to-all or send/recv with LL when it is at most
+// NCCL_P2P_LL_THRESHOLD (16384 B by default) and with Simple above (src/enqueue.cc,
+// addP2pToPlan): a rule on the size, not a choice by estimated time.
+Protocol p2p_protocol(CollectiveKind kind, int ranks, double bytes) {
+  const double per_peer = kind == CollectiveKind::all_to_all ? bytes / std::max(1, ranks) : bytes;
+  return per_peer <= 16384 ? Protocol::ll : Protocol::simple;
+}
+
 CollectiveEstimate choose_collective(CollectiveKind kind, const GroupShape& g, double bytes, const NodeSpec& node,
                                      Algo algorithm, Protocol protocol) {
   std::vector<Algo> algorithms;
@@ -228,6 +236,7 @@ CollectiveEstimate choose_collective(CollectiveKind kind, const GroupShape& g, d
   else algorithms = {Algo::ring};
   std::vector<Protocol> protocols = {Protocol::ll, Protocol::ll128, Protocol::simple};
   if (protocol != Protocol::automatic) protocols = {protocol};
+  else if (algorithms == std::vector<Algo>{Algo::direct}) protocols = {p2p_protocol(kind, g.ranks, bytes)};
 
   CollectiveEstimate best;
   best.time_s = std::numeric_limits<double>::infinity();
