@@ -1,6 +1,6 @@
 // dtsim command line: a thin front end over dtsim_core.
 //   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE] [--event 'TYPE K=V...']...
-//             [--straggler-sweep GPU [--values 1,1.3,2]] [--no-fold]
+//             [--straggler-sweep GPU [--values 1,1.3,2]] [--no-fold] [--network]
 //   dtsim validate [RUNS.yaml] [--topologies DIR] [--no-fold]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
@@ -30,6 +30,7 @@
 #include "input_error.hpp"
 #include "input_file.hpp"
 #include "memory_budget.hpp"
+#include "network_report.hpp"
 #include "plan_command.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
@@ -76,6 +77,7 @@ struct RunFlags {
   std::string json_file, trace_file, calibration_file, straggler_sweep_gpu, straggler_values;
   std::vector<std::string> events;  // --event, each "TYPE KEY=VALUE ..."
   bool no_fold = false;
+  bool network = false;  // --network: the per-tier network report
 };
 
 int run_command(const fs::path& scenario_file, const RunFlags& flags) {
@@ -103,6 +105,7 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
   options.fold_replicas = !flags.no_fold;
+  options.record_link_usage = flags.network;
   const ResolvedScenario resolved = resolve_scenario(scenario);  // reads the calibration file, once
   const SimulationResult result = simulate(resolved, options);
   if (!scenario.events.empty()) {  // what the events cost: the same scenario without them
@@ -113,7 +116,13 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   }
   const Report report = make_report(resolved, result);
   std::cout << format_report_text(report);
-  if (!json_file.empty()) write_output_file("--json", json_file, report_to_json(report).dump(2) + "\n");
+  nlohmann::json json = report_to_json(report);
+  if (flags.network) {
+    const NetworkReport network = network_report(resolved, result, options);
+    std::cout << format_network_report(network);
+    json["network"] = network_report_to_json(network);
+  }
+  if (!json_file.empty()) write_output_file("--json", json_file, json.dump(2) + "\n");
   if (!trace_file.empty()) {
     write_output_file("--trace", trace_file,
                       chrome_trace_json(result.engine, scenario.parallelism, scenario.cluster.topology.node.gpus));
@@ -153,6 +162,9 @@ int main(int argc, char** argv) {
   bool no_fold = false;
   const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see README)";
   run->add_flag("--no-fold", run_flags.no_fold, no_fold_help);
+  run->add_flag("--network", run_flags.network,
+                "also report each network tier: bytes carried, busiest link, and what the tier costs (one more "
+                "simulation per tier, with that tier unlimited)");
 
   std::string runs_file = (kSourceDir / "validation" / "published-runs.yaml").string(),
               topologies_dir = (kSourceDir / "topologies").string();

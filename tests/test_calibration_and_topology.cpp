@@ -121,6 +121,14 @@ TEST(Topology, OversubscriptionBelowOne) {
   EXPECT_EQ(e.found, "'0.5'");
 }
 
+TEST(Topology, RoutingIsOneOfThree) {
+  const InputErrorInfo e = error_of([] { load_topology(test::data_dir() / "topologies" / "bad-routing.yaml"); });
+  EXPECT_EQ(e.field, "fabric.routing");
+  EXPECT_EQ(e.line, 10);
+  EXPECT_NE(e.expected.find("static, ecmp"), std::string::npos) << e.expected;
+  EXPECT_NE(e.expected.find("adaptive"), std::string::npos) << e.expected;
+}
+
 TEST(Topology, EveryStockFileLoads) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() / "topologies"))

@@ -115,29 +115,32 @@ TopologySpec stock(const std::string& name) { return load_topology(test::source_
 TEST(PlatformShape, StockThreeTierAt2048Nodes) {
   // 16 nodes per leaf, 8 leaves per pod: 128 leaves, 16 pods. Leaves non-blocking: 16/1 = 16
   // aggregation up-links; pods 2:1: each aggregation switch has 8 leaves below, 8/2 = 4 core up-links.
-  const FatTreeShape s = fat_tree_shape(stock("dgx-h100-ndr-3tier").fabric, 2048);
-  EXPECT_EQ(s.down, (std::vector<unsigned>{16, 8, 16}));
-  EXPECT_EQ(s.up, (std::vector<unsigned>{1, 16, 4}));
+  const TreeFabricParams p = tree_fabric_params(stock("dgx-h100-ndr-3tier"), 2048);
+  EXPECT_EQ(p.nodes_per_leaf, 16);
+  EXPECT_EQ(p.leaves_per_pod, 8);
+  EXPECT_EQ(p.up1, 16);
+  EXPECT_EQ(p.up2, 4);
 }
 
 TEST(PlatformShape, OneLeafOnePodAndPartialLeaves) {
-  const FabricSpec f = stock("dgx-h100-ndr-3tier").fabric;
-  EXPECT_EQ(fat_tree_shape(f, 10).down, (std::vector<unsigned>{10}));           // 1 leaf of 10 nodes
-  EXPECT_EQ(fat_tree_shape(f, 100).down, (std::vector<unsigned>{16, 7}));       // 7 leaves: 1 pod
-  EXPECT_EQ(fat_tree_shape(f, 100).up, (std::vector<unsigned>{1, 16}));
-  EXPECT_EQ(fat_tree_shape(f, 129).down, (std::vector<unsigned>{16, 8, 2}));    // 9 leaves: 2 pods
+  const TopologySpec t = stock("dgx-h100-ndr-3tier");
+  EXPECT_EQ(tree_fabric_params(t, 10).nodes_per_leaf, 10);   // 1 leaf of 10 nodes
+  EXPECT_EQ(tree_fabric_params(t, 100).leaves_per_pod, 0);   // 7 leaves: 1 pod, 2 tiers
+  EXPECT_EQ(tree_fabric_params(t, 100).up1, 16);
+  EXPECT_EQ(tree_fabric_params(t, 129).leaves_per_pod, 8);   // 9 leaves: 2 pods
 }
 
 TEST(PlatformShape, OversubscribedLeavesAndSpineLeaf) {
-  // 2:1 with 16 nodes per leaf: 8 spine up-links per leaf; 2048 nodes fill 128 leaves.
-  const FatTreeShape s = fat_tree_shape(stock("dgx-h100-ndr-fattree-2to1").fabric, 2048);
-  EXPECT_EQ(s.down, (std::vector<unsigned>{16, 128}));
-  EXPECT_EQ(s.up, (std::vector<unsigned>{1, 8}));
-  // RoCE spine-leaf: 4 nodes x 8 x 400 Gb/s = 12.8 Tb/s down, 8 x 800 Gb/s = 6.4 Tb/s up:
-  // 2 up-links of a node's 3.2 Tb/s.
-  const FatTreeShape r = fat_tree_shape(stock("dgx-h100-roce-spine-leaf").fabric, 8);
-  EXPECT_EQ(r.down, (std::vector<unsigned>{4, 2}));
-  EXPECT_EQ(r.up, (std::vector<unsigned>{1, 2}));
+  // 2:1 with 16 nodes per leaf: 8 spine up-links per leaf, each of a node's 8 x 400 Gb/s.
+  const TreeFabricParams s = tree_fabric_params(stock("dgx-h100-ndr-fattree-2to1"), 2048);
+  EXPECT_EQ(s.nodes_per_leaf, 16);
+  EXPECT_EQ(s.up1, 8);
+  EXPECT_DOUBLE_EQ(s.up1_bw_Bps, 8 * 400e9 / 8);
+  // RoCE spine-leaf: 4 nodes per leaf, one 800 Gb/s up-link to each of 8 spines, hashed (ECMP).
+  const TreeFabricParams r = tree_fabric_params(stock("dgx-h100-roce-spine-leaf"), 8);
+  EXPECT_EQ(r.nodes_per_leaf, 4);
+  EXPECT_EQ(r.up1, 8);
+  EXPECT_DOUBLE_EQ(r.up1_bw_Bps, 800e9 / 8);
 }
 
 // ---- fat_tree and spine_leaf ----
@@ -210,6 +213,44 @@ TEST(PlatformSpineLeaf, LeafUplinksLimitCrossLeafFlows) {
     EXPECT_EQ(o.links, 6);
     EXPECT_NEAR(o.finish_s, kAlphaS + bytes / 12.5e9, 1e-9);
   }
+}
+
+// ---- routing over the equal-cost up-links (tree_fabric_zone.hpp) ----
+// platform-fattree-4to2: leaves of 4 nodes with 2 up-links of 50 GB/s each; 8 nodes, 2 leaves.
+// Static routing takes up-link dst mod 2; ECMP the splitmix64 finaliser of (src << 32 | dst)
+// mod 2, which is 0 for 0->4, 1->5, 2->6 and 1 for 3->7 and 1->6; adaptive routing one bundle of
+// 100 GB/s per leaf.
+
+std::vector<double> finish_times(const TopologySpec& topo, const std::vector<Transfer>& transfers) {
+  std::vector<double> out;
+  for (const Outcome& o : run_transfers(topo, 8, transfers)) out.push_back(o.finish_s);
+  return out;
+}
+
+TEST(PlatformRouting, EcmpFlowsHashedToOneUplinkShareIt) {
+  const double bytes = 1e9;
+  TopologySpec topo = test_topology("platform-fattree-4to2");
+  for (double t : finish_times(topo, {{0, 4, bytes}, {1, 5, bytes}})) EXPECT_NEAR(t, kAlphaS + bytes / 25e9, 1e-9);
+  for (double t : finish_times(topo, {{0, 4, bytes}, {1, 6, bytes}})) EXPECT_NEAR(t, kAlphaS + bytes / 50e9, 1e-9);
+  // Static routing spreads the first pair (destinations 4 and 5) and collides the second (4, 6).
+  topo.fabric.routing = FabricRouting::static_routing;
+  for (double t : finish_times(topo, {{0, 4, bytes}, {1, 5, bytes}})) EXPECT_NEAR(t, kAlphaS + bytes / 50e9, 1e-9);
+  for (double t : finish_times(topo, {{0, 4, bytes}, {1, 6, bytes}})) EXPECT_NEAR(t, kAlphaS + bytes / 25e9, 1e-9);
+}
+
+TEST(PlatformRouting, AdaptiveRoutingSpreadsWhatEcmpPilesUp) {
+  // Leaf 0's four nodes each send 1 GB to leaf 1. ECMP puts three flows on up-link 0 (16.7 GB/s
+  // each until the first three end at 60 ms) and one alone on up-link 1 (50 GB/s, 20 ms).
+  // Adaptive routing shares the 100 GB/s of both: 25 GB/s each, all done at 40 ms.
+  const double bytes = 1e9;
+  const std::vector<Transfer> across{{0, 4, bytes}, {1, 5, bytes}, {2, 6, bytes}, {3, 7, bytes}};
+  TopologySpec topo = test_topology("platform-fattree-4to2");
+  const std::vector<double> ecmp = finish_times(topo, across);
+  for (int i : {0, 1, 2}) EXPECT_NEAR(ecmp[size_t(i)], kAlphaS + bytes / (50e9 / 3), 1e-9);
+  EXPECT_NEAR(ecmp[3], kAlphaS + bytes / 50e9, 1e-9);
+  topo.fabric.routing = FabricRouting::adaptive;
+  for (double t : finish_times(topo, across)) EXPECT_NEAR(t, kAlphaS + bytes / 25e9, 1e-9);
+  for (double t : finish_times(topo, {{0, 4, bytes}, {1, 6, bytes}})) EXPECT_NEAR(t, kAlphaS + bytes / 50e9, 1e-9);
 }
 
 // ---- rail_optimized ----

@@ -99,6 +99,9 @@ SimulationResult run_simgrid(const TopologySpec& topology, int nodes, double gpu
   for (int server_node : workload.servers.nodes) platform_nodes = std::max(platform_nodes, server_node + 1);
   Platform platform = build_platform(topology, platform_nodes, gpu_speed_flops, workload.cpu_memory_Bps);
   apply_events(events, platform, topology);
+  if (options.unlimited_tier)
+    for (simgrid::s4u::Link* link : engine.get_all_links())
+      if (link_tier(link->get_name()) == *options.unlimited_tier) link->set_bandwidth(link->get_bandwidth() * 1e6);
   if (options.record_link_usage)
     for (const simgrid::s4u::Link* link : engine.get_all_links()) sg_link_load_track(link);
   report_progress_while_running();

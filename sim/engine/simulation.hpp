@@ -21,6 +21,9 @@ namespace dtsim {
 struct SimulationOptions {
   bool record_trace = false;
   bool record_link_usage = false;  // bytes per link (SimulationResult::links)
+  // Every link of this tier a million times faster: what the tier costs the iteration
+  // (network_report.hpp).
+  std::optional<LinkTier> unlimited_tier;
   // Fold data-parallel replicas into one (DESIGN.md "Scale"), except those a what-if event
   // reaches (all of them for a failure or background traffic).
   bool fold_replicas = true;

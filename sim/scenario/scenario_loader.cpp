@@ -15,6 +15,7 @@
 #include "scenario_consistency.hpp"
 #include "scenario_sections.hpp"
 #include "size_limits.hpp"
+#include "yaml_choice.hpp"
 #include "yaml_field_lines.hpp"
 #include "yaml_fields.hpp"
 
@@ -30,7 +31,8 @@ double finite_number(const YamlFields& f, const YAML::Node& map, const std::stri
 }
 
 ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
-  f.require_known_keys(cluster, "cluster", {"gpu", "nodes", "topology", "oversubscription", "gpu_differs_from_topology"});
+  f.require_known_keys(cluster, "cluster",
+                       {"gpu", "nodes", "topology", "oversubscription", "routing", "gpu_differs_from_topology"});
   ClusterConfig c;
   c.gpu = f.choice(cluster, "cluster", "gpu", device_ids());
   c.gpu_differs_from_topology = f.boolean_or(cluster, "cluster", "gpu_differs_from_topology", false);
@@ -46,6 +48,13 @@ ClusterConfig read_cluster(const YamlFields& f, const YAML::Node& cluster) {
     const double ratio = f.number_in(cluster, "cluster", "oversubscription", 1, kMaxOversubscription,
                                      fmt::format("a ratio in [1, {:g}] (leaf down- / up-bandwidth)", kMaxOversubscription));
     c.topology.fabric.oversubscription = ratio;
+  }
+  if (f.has(cluster, "routing")) {  // the topology's fabric.routing, for what-ifs and sweeps
+    const FabricKind kind = c.topology.fabric.kind;
+    if (kind != FabricKind::fat_tree && kind != FabricKind::spine_leaf)
+      f.fail(cluster["routing"], "cluster.routing", "no such field for this fabric (fat_tree and spine_leaf only)",
+             fmt::format("a {} fabric in {}", to_string(kind), c.topology_file.filename().string()));
+    c.topology.fabric.routing = read_choice(f, cluster, "cluster", "routing", kFabricRoutings);
   }
   const long capacity = c.topology.fabric.capacity_nodes();
   if (capacity > 0 && c.nodes > capacity)

@@ -37,4 +37,41 @@ LinkOwner parse_link_name(const std::string& name) {
   return {};
 }
 
+const char* to_string(LinkTier t) {
+  switch (t) {
+    case LinkTier::nvlink: return "nvlink";
+    case LinkTier::pcie: return "pcie";
+    case LinkTier::nic: return "nic";
+    case LinkTier::node_leaf: return "node-leaf";
+    case LinkTier::leaf_up: return "leaf-up";
+    case LinkTier::pod_up: return "pod-up";
+    case LinkTier::fabric: return "fabric";
+  }
+  return "?";
+}
+
+LinkTier link_tier(std::string name) {
+  for (const std::string suffix : {"_UP", "_DOWN"})
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+  switch (parse_link_name(name).role) {
+    case LinkRole::nvlink: return LinkTier::nvlink;
+    case LinkRole::pcie: return LinkTier::pcie;
+    case LinkRole::nic: return LinkTier::nic;
+    case LinkRole::fabric: break;
+  }
+  // The names tree_fabric_zone.cpp and rail_zone.cpp give their links: whole names, or (up-links
+  // of one switch to several parents) a prefix followed by the parent's index.
+  const auto matches = [&](const char* pattern, int fields, bool whole) {
+    int x = -1, y = -1, consumed = 0;
+    const int got = fields == 1 ? std::sscanf(name.c_str(), pattern, &x, &consumed)
+                                : std::sscanf(name.c_str(), pattern, &x, &y, &consumed);
+    return got == fields && consumed > 0 && (!whole || size_t(consumed) == name.size());
+  };
+  if (matches("node%d-leaf%n", 1, true)) return LinkTier::node_leaf;
+  if (matches("leaf%d-up%n", 1, false) || matches("group%d-rail%d-up%n", 2, true)) return LinkTier::leaf_up;
+  if (matches("pod%d-up%n", 1, false)) return LinkTier::pod_up;
+  return LinkTier::fabric;
+}
+
 }  // namespace dtsim

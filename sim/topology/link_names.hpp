@@ -1,7 +1,8 @@
 #pragma once
 // The SimGrid names of the links that belong to one GPU or one NIC: made by link_name (the
 // platform builders create links under them, what-if events look them up) and read back by
-// parse_link_name (link usage). Every other link is a fabric link.
+// parse_link_name (link usage). Every other link is a fabric link; link_tier says which tier of
+// the network any link is in.
 //   a GPU's NVLink to its node's NVSwitch: "gpu<rank>-nvlink"
 //   a node's NIC:                          "node<node>-nic<index in the node>"
 //   a GPU's PCIe link to its node's CPU:   "gpu<rank>-pcie" (platforms with parameter servers)
@@ -26,5 +27,16 @@ struct LinkOwner {
 std::string link_name(const LinkOwner& owner);
 // The owner a name stands for; a name link_name does not make is a fabric link.
 LinkOwner parse_link_name(const std::string& name);
+
+// The tiers of a cluster's network, from the GPU outwards: NVLink and PCIe inside a node, the
+// NICs, the node's link to its leaf, the leaves' up-links (to spines or aggregation switches;
+// rail leaves' too) and the pods' up-links to the cores (tree_fabric_zone.hpp); `fabric` is
+// every other fabric link (dragonfly, torus).
+enum class LinkTier { nvlink, pcie, nic, node_leaf, leaf_up, pod_up, fabric };
+inline constexpr LinkTier kLinkTiers[] = {LinkTier::nvlink,  LinkTier::pcie,   LinkTier::nic,   LinkTier::node_leaf,
+                                          LinkTier::leaf_up, LinkTier::pod_up, LinkTier::fabric};
+const char* to_string(LinkTier t);
+// The tier of a link by its SimGrid name (with or without the _UP/_DOWN of a split-duplex link).
+LinkTier link_tier(std::string name);
 
 }  // namespace dtsim

@@ -8,6 +8,7 @@
 #include "input_error.hpp"
 #include "link_names.hpp"
 #include "rail_zone.hpp"
+#include "tree_fabric_zone.hpp"
 
 namespace dtsim {
 
@@ -97,14 +98,15 @@ struct NodeMaker {
   }
 };
 
-void build_fat_tree(sg4::NetZone* parent, const TopologySpec& topo, const NodeMaker& make, double link_bw_Bps) {
-  const FatTreeShape shape = fat_tree_shape(topo.fabric, make.nodes);
-  const auto levels = unsigned(shape.down.size());
-  const sg4::FatTreeParams params(levels, shape.down, shape.up, std::vector<unsigned>(levels, 1));
-  auto leaf = [&](sg4::NetZone* z, const std::vector<unsigned long>&, unsigned long id) { return make(z, long(id), id); };
-  sg4::create_fatTree_zone("fabric", parent, params, sg4::ClusterCallbacks(leaf), link_bw_Bps, 0.0,
-                           sg4::Link::SharingPolicy::SPLITDUPLEX)
-      ->seal();
+void build_tree_fabric(sg4::NetZone* parent, const TopologySpec& topo, const NodeMaker& make) {
+  auto* zone = new TreeFabricZone("fabric", tree_fabric_params(topo, make.nodes));  // owned by its parent
+  zone->set_parent(parent->get_impl());
+  zone->create_links();
+  for (int n = 0; n < make.nodes; ++n) {
+    const auto [node_zone, gateway] = make(zone->get_iface(), n, unsigned(n));
+    zone->add_node(n, node_zone, gateway);
+  }
+  zone->get_iface()->seal();
 }
 
 // SimGrid 3.32's DragonflyZone puts the global link from group i to group j on router j of
@@ -154,16 +156,25 @@ void build_rails(sg4::NetZone* parent, const TopologySpec& topo, int nodes, doub
 
 }  // namespace
 
-FatTreeShape fat_tree_shape(const FabricSpec& f, int nodes) {
-  const auto per_leaf = unsigned(std::min(nodes, f.nodes_per_leaf));
-  const unsigned leaves = (unsigned(nodes) + per_leaf - 1) / per_leaf;
-  if (leaves == 1) return {{per_leaf}, {1}};
-  const unsigned spines = at_least_one(f.nodes_per_leaf / f.oversubscription);
-  const bool three_tiers = f.kind == FabricKind::fat_tree && f.tiers == 3 && leaves > unsigned(f.leaves_per_pod);
-  if (!three_tiers) return {{per_leaf, leaves}, {1, spines}};
-  const auto per_pod = unsigned(f.leaves_per_pod);
-  const unsigned pods = (leaves + per_pod - 1) / per_pod;
-  return {{per_leaf, per_pod, pods}, {1, spines, at_least_one(per_pod / f.pod_oversubscription)}};
+TreeFabricParams tree_fabric_params(const TopologySpec& topo, int nodes) {
+  const FabricSpec& f = topo.fabric;
+  TreeFabricParams p;
+  p.nodes = nodes;
+  p.nodes_per_leaf = std::min(nodes, f.nodes_per_leaf);
+  p.routing = f.routing;
+  p.node_bw_Bps = p.up1_bw_Bps = p.up2_bw_Bps = topo.node.nic_aggregate_bw_Bps();
+  const int leaves = (nodes + p.nodes_per_leaf - 1) / p.nodes_per_leaf;
+  if (f.kind == FabricKind::spine_leaf) {
+    p.up1 = f.spines;
+    p.up1_bw_Bps = f.uplink_bw_Bps;
+    return p;
+  }
+  p.up1 = int(at_least_one(f.nodes_per_leaf / f.oversubscription));
+  if (f.tiers == 3 && leaves > f.leaves_per_pod) {
+    p.leaves_per_pod = f.leaves_per_pod;
+    p.up2 = int(at_least_one(f.leaves_per_pod / f.pod_oversubscription));
+  }
+  return p;
 }
 
 Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops, double cpu_speed) {
@@ -192,7 +203,7 @@ Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_fl
   const double node_bw_Bps = topo.node.nic_aggregate_bw_Bps();
   switch (topo.fabric.kind) {
     case FabricKind::fat_tree:
-    case FabricKind::spine_leaf: build_fat_tree(holder, topo, make, node_bw_Bps); break;
+    case FabricKind::spine_leaf: build_tree_fabric(holder, topo, make); break;
     case FabricKind::dragonfly: build_dragonfly(holder, topo.fabric, make, node_bw_Bps); break;
     case FabricKind::torus: build_torus(holder, topo.fabric, make, node_bw_Bps); break;
     case FabricKind::rail_optimized: build_rails(holder, topo, nodes, gpu_speed_flops, out); break;

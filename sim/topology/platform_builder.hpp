@@ -3,7 +3,7 @@
 //   root zone "cluster"
 //   └─ "fabric-holder" (built detached from the root, attached at the end: build time stays
 //      linear, see build_platform), holding "fabric", one of
-//      ├─ fat_tree / spine_leaf: FatTreeZone of node zones
+//      ├─ fat_tree / spine_leaf: TreeFabricZone (tree_fabric_zone.hpp) of node zones
 //      ├─ dragonfly: DragonflyZone of node zones (plus node-less routers where SimGrid needs them)
 //      ├─ torus: TorusZone of node zones
 //      │    node zone (full zone, one per node): GPUs, a gateway router, per-GPU NVLink and
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "topology_spec.hpp"
+#include "tree_fabric_zone.hpp"
 
 namespace dtsim {
 
@@ -38,20 +39,14 @@ void configure_network_model(simgrid::s4u::Engine& engine);
 // InputError when `nodes` do not fit a dragonfly or torus, or CPUs are asked of a rail fabric.
 Platform build_platform(const TopologySpec& topo, int nodes, double gpu_speed_flops, double cpu_speed = 0);
 
-// The SimGrid fat-tree that stands for a fat_tree or spine_leaf fabric of `nodes` nodes, in
-// FatTreeParams terms: down[i] children per level-(i+1) switch, up[i] parents per level-i
-// element, one link of node-aggregate NIC bandwidth to each parent.
-//   1 leaf:   {nodes}                            {1}
-//   2 tiers:  {per_leaf, leaves}                 {1, spines}
-//   3 tiers:  {per_leaf, leaves_per_pod, pods}   {1, aggregations, cores}  (2 tiers if 1 pod)
-// spines (aggregations) = round(nodes_per_leaf / oversubscription) >= 1 and
-// cores = round(leaves_per_pod / pod_oversubscription) >= 1, so the leaf's and the
-// aggregation switch's down/up ratios are the requested oversubscriptions (exact when the
-// division is). A spine_leaf fabric is a 2-tier tree whose leaf up-bandwidth, spines x uplink,
-// is rounded to whole node links: its oversubscription (topology_spec.cpp) gives the count.
-struct FatTreeShape {
-  std::vector<unsigned> down, up;
-};
-FatTreeShape fat_tree_shape(const FabricSpec& fabric, int nodes);
+// The tree fabric zone (tree_fabric_zone.hpp) that stands for a fat_tree or spine_leaf fabric
+// of `nodes` nodes: leaves of nodes_per_leaf nodes (one leaf of all of them if fewer), and
+//   fat_tree:   round(nodes_per_leaf / oversubscription) >= 1 up-links per leaf, and with 3
+//               tiers and more than one pod, round(leaves_per_pod / pod_oversubscription) >= 1
+//               core up-links per aggregation switch, every fabric link of one node's
+//               aggregate NIC bandwidth, so the down/up ratios are the requested
+//               oversubscriptions (exact when the division is);
+//   spine_leaf: one up-link of uplink_Gbps to each of the spines.
+TreeFabricParams tree_fabric_params(const TopologySpec& topo, int nodes);
 
 }  // namespace dtsim

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "size_limits.hpp"
+#include "yaml_choice.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -82,7 +83,8 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
   if (kind == "fat_tree") {
     s.kind = FabricKind::fat_tree;
     f.require_known_keys(fabric, "fabric", {"kind", "tiers", "nodes_per_leaf", "leaves_per_pod", "oversubscription",
-                                            "pod_oversubscription", "switch"});
+                                            "pod_oversubscription", "routing", "switch"});
+    s.routing = read_choice(f, fabric, "fabric", "routing", kFabricRoutings, FabricRouting::static_routing);
     s.tiers = f.positive_int_or(fabric, "fabric", "tiers", 2);
     if (s.tiers != 2 && s.tiers != 3) f.fail(fabric["tiers"], "fabric.tiers", "2 or 3", std::to_string(s.tiers));
     s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
@@ -97,7 +99,8 @@ FabricSpec load_fabric(const YamlFields& f, const YAML::Node& root, const NodeSp
     }
   } else if (kind == "spine_leaf") {
     s.kind = FabricKind::spine_leaf;
-    f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "spines", "uplink_Gbps", "switch"});
+    f.require_known_keys(fabric, "fabric", {"kind", "nodes_per_leaf", "spines", "uplink_Gbps", "routing", "switch"});
+    s.routing = read_choice(f, fabric, "fabric", "routing", kFabricRoutings, FabricRouting::static_routing);
     s.nodes_per_leaf = f.positive_int(fabric, "fabric", "nodes_per_leaf");
     s.spines = f.positive_int(fabric, "fabric", "spines");
     s.uplink_bw_Bps = bandwidth(f, fabric, "fabric", "uplink_Gbps", kGbps, "Gb/s");
@@ -147,6 +150,15 @@ const char* to_string(FabricKind k) {
     case FabricKind::rail_optimized: return "rail_optimized";
     case FabricKind::dragonfly: return "dragonfly";
     case FabricKind::torus: return "torus";
+  }
+  return "?";
+}
+
+const char* to_string(FabricRouting r) {
+  switch (r) {
+    case FabricRouting::static_routing: return "static";
+    case FabricRouting::ecmp: return "ecmp";
+    case FabricRouting::adaptive: return "adaptive";
   }
   return "?";
 }

@@ -30,6 +30,16 @@ struct NodeSpec {
 enum class FabricKind { fat_tree, spine_leaf, rail_optimized, dragonfly, torus };
 const char* to_string(FabricKind k);
 
+// How a fat_tree or spine_leaf fabric picks one of the equal-cost paths up the tree
+// (tree_fabric_zone.hpp): by the destination (an InfiniBand subnet manager's static D-mod-K
+// tables, SimGrid's fat-tree), by a hash of the two endpoints (Ethernet ECMP, so flows can
+// collide on one up-link while another idles), or spread over all of them by load (InfiniBand
+// adaptive routing, modelled as perfect load balancing).
+enum class FabricRouting { static_routing, ecmp, adaptive };
+const char* to_string(FabricRouting r);
+inline constexpr FabricRouting kFabricRoutings[] = {FabricRouting::static_routing, FabricRouting::ecmp,
+                                                    FabricRouting::adaptive};
+
 // Optional switch hardware; when given, the topology graph checks ports and speeds against it.
 struct SwitchSpec {
   int radix = 0;             // ports per switch; 0 = not checked
@@ -49,6 +59,7 @@ struct FabricSpec {
   // spine_leaf: every leaf has one up-link of uplink_bw_Bps to each of `spines` spines.
   int spines = 0;
   double uplink_bw_Bps = 0;
+  FabricRouting routing = FabricRouting::static_routing;  // fat_tree, spine_leaf
   // dragonfly (SimGrid's DragonflyZone): groups x chassis x routers, nodes per router
   int groups = 0, chassis_per_group = 0, routers_per_chassis = 0, nodes_per_router = 0;
   // torus (SimGrid's TorusZone): one node per position
