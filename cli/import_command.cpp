@@ -150,6 +150,29 @@ json to_json(const std::vector<RankStep>& ranks) {
 }
 
 // "3:1.5": rank 3's compute 1.5 times slower; nullopt when not given.
+// --layout tp=T[,dp=D]: 0 where not given.
+struct LayoutFlag {
+  int tp = 0, dp = 0;
+};
+LayoutFlag layout_flag(const std::string& text) {
+  LayoutFlag out;
+  if (text.empty()) return out;
+  const std::string expected = "tp=T or tp=T,dp=D (whole numbers from 1)";
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    const size_t eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    if (eq == std::string::npos || (key != "tp" && key != "dp")) flag_error("--layout", expected, text);
+    int& value = key == "tp" ? out.tp : out.dp;
+    if (value != 0) flag_error("--layout", expected + ", each once", text);
+    value = int(integer_flag("--layout", part.substr(eq + 1), 1, kMaxGpus, expected));
+    start = comma + 1;
+  }
+  if (out.tp == 0) flag_error("--layout", expected, text);
+  return out;
+}
+
 std::optional<StragglerEvent> straggler_flag(const std::string& text, int ranks) {
   if (text.empty()) return std::nullopt;
   const size_t colon = text.find(':');
@@ -241,7 +264,7 @@ int report_execution_traces(const std::vector<PyTorchEt>& ets, const ImportOptio
 void refuse_replay_flags(const ImportOptions& o) {
   const std::string ranks = o.ranks ? "--ranks" : "", nodes = o.nodes ? "--nodes" : "";
   const std::pair<const char*, const std::string*> flags[] = {
-      {"--topology", &o.topology}, {"--ranks", &ranks},       {"--nodes", &nodes},
+      {"--topology", &o.topology}, {"--ranks", &ranks},       {"--nodes", &nodes},    {"--layout", &o.layout},
       {"--straggler", &o.straggler}, {"--gpu", &o.gpu},       {"--events", &o.events},
       {"--calibration", &o.calibration}};
   for (const auto& [flag, value] : flags)
@@ -320,6 +343,10 @@ void add_import_options(CLI::App& command, ImportOptions& o, const std::string& 
   command.add_option("--nodes", o.nodes, "replay scaled out to this many nodes of the replay's topology (or --ranks)");
   command.add_option("--ranks", o.ranks,
                      "replay scaled out to this many data-parallel ranks (the same work and bytes per rank)");
+  command.add_option("--layout", o.layout,
+                     "tp=T[,dp=D]: the traced job's tensor-parallel size, for collectives whose process group the "
+                     "trace does not record (tp=8: the traced ranks are one TP group, they keep 8 ranks when "
+                     "scaled out); dp=D: replay D data-parallel replicas (tp x dp ranks)");
   command.add_option("--straggler", o.straggler,
                      "RANK:SLOWDOWN, e.g. 3:1.5: also replay with that rank's compute slower");
   command.add_option("--gpu", o.gpu,
@@ -340,6 +367,9 @@ int run_import_command(const ImportOptions& o) {
   if (o.ranks) integer_flag("--ranks", *o.ranks, 1, kMaxGpus);
   if (o.nodes) integer_flag("--nodes", *o.nodes, 1, kMaxGpus);
   if (o.ranks && o.nodes) flag_error("--nodes", "--ranks or --nodes, not both", "both");
+  const LayoutFlag layout = layout_flag(o.layout);
+  if (layout.dp > 0 && (o.ranks || o.nodes))
+    flag_error("--layout", "dp= or --ranks or --nodes, one of them", "dp= with " + std::string(o.ranks ? "--ranks" : "--nodes"));
   straggler_flag(o.straggler, int(kMaxGpus));
   if (!o.calibration.empty() && o.gpu.empty()) flag_error("--calibration", "--gpu with it", "--calibration alone");
   if (!o.replay && (!o.straggler.empty() || !o.events.empty() || !o.gpu.empty()))
@@ -358,9 +388,17 @@ int run_import_command(const ImportOptions& o) {
   const int world_size = imported.world_size;
   const int traced = imported.traced_world();
   int scaled = o.ranks ? int(integer_flag("--ranks", *o.ranks, traced, kMaxGpus)) : traced;
+  if (layout.dp > 0) {
+    if (long(layout.tp) * layout.dp < traced || long(layout.tp) * layout.dp > kMaxGpus)
+      flag_error("--layout", fmt::format("tp x dp from {} (the traced ranks) to {} ranks", traced, kMaxGpus), o.layout);
+    scaled = layout.tp * layout.dp;
+  }
   if (o.nodes) {  // whole nodes of the topology the replay runs on (its file's, not the traced part of one)
     const std::filesystem::path file =
-        replay_platform(ranks, {.world_size = traced, .topology_file = o.topology, .topologies_dir = o.topologies_dir})
+        replay_platform(ranks, {.world_size = traced,
+                                .topology_file = o.topology,
+                                .topologies_dir = o.topologies_dir,
+                                .traced_world = traced})
             .topology_file;
     const int per_node = load_topology(file).node.gpus, fewest = (traced + per_node - 1) / per_node;
     scaled = per_node * int(integer_flag("--nodes", *o.nodes, fewest, kMaxGpus / per_node,
@@ -369,7 +407,11 @@ int run_import_command(const ImportOptions& o) {
   }
   const std::optional<StragglerEvent> straggler = straggler_flag(o.straggler, scaled);
   // The replays asked for, each checked (topology, whole nodes, event targets) before any output.
-  const ReplaySetup setup{.world_size = scaled, .topology_file = o.topology, .topologies_dir = o.topologies_dir};
+  const ReplaySetup setup{.world_size = scaled,
+                          .topology_file = o.topology,
+                          .topologies_dir = o.topologies_dir,
+                          .layout = {.tp = layout.tp},
+                          .traced_world = traced};
   ReplaySetup slowed_setup = setup, events_setup = setup, moved_setup = setup;
   if (straggler) slowed_setup.events = {*straggler};
   if (!events.empty()) {

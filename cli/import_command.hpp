@@ -20,6 +20,7 @@ struct ImportOptions {
   std::string topology;        // the node and fabric to replay on; empty: the traced GPU's usual node
   std::optional<std::string> ranks;  // scale out to this many data-parallel ranks; none: the world size
   std::optional<std::string> nodes;  // or to this many nodes of the replay's topology
+  std::string layout;          // "tp=T[,dp=D]": the traced job's tensor-parallel size (and the replay's dp)
   std::string straggler;       // "RANK:SLOWDOWN": also replay with that rank's compute this much slower
   std::string gpu;             // a device id: also replay with the kernels as on that GPU, on its usual node
   std::string calibration;     // a calibration measured on that GPU (its efficiencies); empty: the defaults

@@ -75,8 +75,11 @@ TEST(FabricRouting, StaticRoutingCollisionIsNamedByTheNetworkReport) {
   // The collision is the iteration's difference: static routing's leaf up-links cost about what
   // adaptive routing saves, and no other tier costs as much.
   EXPECT_NEAR(up.cost_s, d.iteration_s - a.iteration_s, 0.1 * (d.iteration_s - a.iteration_s));
-  for (const TierUsage& t : d.tiers)
-    if (t.tier != LinkTier::leaf_up) EXPECT_LT(t.cost_s, up.cost_s) << to_string(t.tier);
+  for (const TierUsage& t : d.tiers) {
+    if (t.tier != LinkTier::leaf_up) {
+      EXPECT_LT(t.cost_s, up.cost_s) << to_string(t.tier);
+    }
+  }
   EXPECT_LT(tier(a, LinkTier::leaf_up).cost_s, 1e-3 * a.iteration_s);
   EXPECT_EQ(tier(a, LinkTier::leaf_up).links, 3);  // one bundle per leaf
   // Every byte between nodes crosses the sender's and the receiver's NICs and node-leaf links.

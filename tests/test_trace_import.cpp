@@ -417,6 +417,57 @@ TEST(TraceReplay, ScaledOutByNodesAndAFasterStepSaysWhy) {
   EXPECT_EQ(test::run_dtsim("import " + hta + " --nodes 2 --ranks 16").exit_code, 2);
 }
 
+// The number of milliseconds after `label` in `text` ("replayed 84.929 ms" -> 84.929).
+double ms_after(const std::string& text, const std::string& label) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no '" << label << "' in " << text;
+    return 0;
+  }
+  return std::stod(text.substr(at + label.size()));
+}
+
+// TraceLens's B200 vLLM step (TP 8, one rank traced of 8): its all-gather is on process group '3'
+// of 8 ranks, not the default group; its 73 all-reduces record no group. Scaled out, they must not
+// become 512-rank all-reduces (84.5 -> 93.8 ms before): the replay refuses to guess, and with
+// --layout tp=8 every collective keeps its 8 ranks, inside a node, so the step stays the traced
+// replay's.
+TEST(TraceReplay, ScalingOutKeepsTheTracedProcessGroups) {
+  const std::string b200 = (trace_dir() / "tracelens_b200").string();
+  const test::CliResult guess = test::run_dtsim("import " + b200 + " --ranks 512");
+  EXPECT_EQ(guess.exit_code, 2);
+  EXPECT_NE(guess.output.find("field '--layout': expected --layout tp=T to scale this trace out: 73 collectives "
+                              "record no process group while others are on '3' of 8 ranks"),
+            std::string::npos)
+      << guess.output;
+  EXPECT_EQ(guess.output.find("replay "), std::string::npos) << "refused before any replay";
+
+  const test::CliResult traced = test::run_dtsim("import " + b200 + " --layout tp=8");
+  const test::CliResult scaled = test::run_dtsim("import " + b200 + " --nodes 64 --layout tp=8");
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.output;
+  EXPECT_NE(scaled.output.find("replay         512 ranks on 64 nodes"), std::string::npos) << scaled.output;
+  EXPECT_NE(scaled.output.find("assumed        1 collective on process group '3': 8 consecutive ranks each"),
+            std::string::npos)
+      << scaled.output;
+  EXPECT_NEAR(ms_after(scaled.output, "\nstep           "), ms_after(traced.output, " ms, replayed "), 1e-3);
+  EXPECT_EQ(test::run_dtsim("import " + b200 + " --layout tp=8,dp=64").output, scaled.output);
+  const test::CliResult odd = test::run_dtsim("import " + b200 + " --layout tp=3");
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.output.find("a tensor-parallel size that divides the traced world of 8 ranks"), std::string::npos)
+      << odd.output;
+  EXPECT_EQ(test::run_dtsim("import " + b200 + " --layout tp=8,dp=64 --ranks 512").exit_code, 2);
+}
+
+// HTA's 2-rank job records its collectives on the default process group ('0', "default_pg"):
+// they grow with the job, with no layout needed.
+TEST(TraceReplay, DefaultGroupCollectivesGrowWithTheJob) {
+  const test::CliResult r = test::run_dtsim("import " + (trace_dir() / "hta").string() + " --ranks 16");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("assumed        7 collectives on the default process group: over all 16 ranks"),
+            std::string::npos)
+      << r.output;
+}
+
 // ---- the robustness campaign of 2026-11-26 (issue 45; tests/data/robustness) ----
 
 // F-13: nine copies of one rank's trace read as nine "rank 0" rows.

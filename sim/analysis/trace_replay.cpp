@@ -15,6 +15,10 @@ namespace dtsim {
 
 namespace {
 constexpr double kGpuSpeedFlops = 1e12;  // compute tasks are given in seconds; any speed will do
+
+int traced_world(const std::vector<RankStep>& traced, const ReplaySetup& setup) {
+  return std::max(setup.traced_world > 0 ? setup.traced_world : setup.world_size, int(traced.size()));
+}
 }  // namespace
 
 std::filesystem::path topology_for_gpu_name(const std::string& gpu_name, const std::filesystem::path& topologies_dir) {
@@ -51,6 +55,7 @@ ReplayPlatform replay_platform(const std::vector<RankStep>& traced, const Replay
                       std::to_string(out.ranks)});
   out.nodes = out.ranks / out.topology.node.gpus;
   check_cluster_buildable(out.topology, out.nodes);
+  collective_groups(traced.front(), traced_world(traced, setup), out.ranks, setup.layout);
   check_events(setup.events, out.topology, out.nodes, out.ranks,
                [&](const std::string& field, const std::string& expected, const std::string& found) {
                  throw InputError({setup.events_source, 0, field, expected, found});
@@ -74,8 +79,10 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup&
   out.nodes = platform.nodes;
   out.simulated_ranks = count;
   out.gpus_per_node = topology.node.gpus;
-  ReplayProgram program = replay_program(ranks, setup.scale);
-  out.assumed = program.assumed;
+  const CollectiveGroups groups = collective_groups(traced.front(), traced_world(traced, setup), count, setup.layout);
+  ReplayProgram program = replay_program(ranks, setup.scale, groups.fixed_size);
+  out.assumed = groups.assumed;
+  out.assumed.insert(out.assumed.end(), program.assumed.begin(), program.assumed.end());
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),
                        fmt::format("{} ranks, {} traced: rank k runs the program of traced rank k % {}", count,

@@ -9,6 +9,7 @@
 
 #include "engine.hpp"
 #include "kernel_class.hpp"
+#include "replay_groups.hpp"
 #include "scenario.hpp"
 #include "step_summary.hpp"
 #include "topology_spec.hpp"
@@ -51,10 +52,13 @@ struct ReplaySetup {
   std::string events_source = "<command line>";  // the file they came from, for errors
   KernelTimeScale scale{};                 // the kernels as on another GPU (gpu_change.hpp)
   bool record_spans = false;            // keep the replay's spans (TraceReplay::engine), for a timeline
+  ReplayLayout layout{};                // --layout: where the trace records no process groups
+  int traced_world = 0;                 // the job's ranks when traced (0: world_size, no scaling out)
 };
 
 // Where a replay of `ranks` with `setup` runs, found and checked as replay_steps does (InputError:
-// no usual node for the GPU, not whole nodes, events out of range) without simulating: to check a
+// no usual node for the GPU, not whole nodes, events out of range, collectives whose group is
+// open, replay_groups.hpp) without simulating: to check a
 // replay before reporting anything.
 struct ReplayPlatform {
   std::filesystem::path topology_file;

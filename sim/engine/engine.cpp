@@ -183,7 +183,7 @@ struct SharedState {
     }
     return it->second;
   }
-  std::map<std::pair<int, int>, sg4::BarrierPtr> collective_ends;
+  std::map<std::pair<int, int>, sg4::BarrierPtr> collective_ends = {};
 
   void arrive(int group, int sequence, int rank, double now_s) {
     const int size = int(workload.groups[size_t(group)].ranks.size());

@@ -134,6 +134,7 @@ class ChakraReader {
       c.size_source = SizeSource::chakra_node;
     }
     c.process_group = string_attr(node.attr(), "pg_name");
+    c.default_group = is_default_process_group(c.process_group, "");
     return c;
   }
 

@@ -60,7 +60,10 @@ EtPairing fill_from_execution_trace(RankStep& step, const PyTorchEt& et) {
       }
     }
     if (c.group_size == 0) c.group_size = from.group_size;
-    if (c.process_group.empty()) c.process_group = from.process_group;
+    if (c.process_group.empty()) {
+      c.process_group = from.process_group;
+      c.default_group = from.default_group;
+    }
   }
   return out;
 }

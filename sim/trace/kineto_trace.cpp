@@ -206,7 +206,12 @@ class Reader {
     }
     if (args.contains("Group size") && args["Group size"].is_number_integer())
       c.group_size = args["Group size"].get<int>();
-    if (args.contains("Process Group Name")) c.process_group = text_of(args, "Process Group Name");
+    if (args.contains("Process Group Name")) set_group(args, c);
+  }
+
+  static void set_group(const json& args, TraceCollective& c) {
+    c.process_group = text_of(args, "Process Group Name");
+    c.default_group = is_default_process_group(c.process_group, text_of(args, "Process Group Description"));
   }
 
   // Up to 2023: the op's first input's dims and type, unless it is a TensorList (not recorded).
@@ -233,7 +238,9 @@ class Reader {
     for (const CommOp* op : ops_around_launch(args)) {
       const json& op_args = args_of(*op->event);
       if (op_args.contains("Process Group Name")) {
-        c.process_group = text_of(op_args, "Process Group Name");
+        set_group(op_args, c);
+        if (c.group_size == 0 && op_args.contains("Group size") && op_args["Group size"].is_number_integer())
+          c.group_size = op_args["Group size"].get<int>();
         return;
       }
     }
@@ -302,6 +309,11 @@ const char* to_string(SizeSource s) {
     case SizeSource::unknown: return "unknown";
   }
   return "?";
+}
+
+bool is_default_process_group(const std::string& name, const std::string& description) {
+  if (!description.empty() && description != "undefined") return description == "default_pg";
+  return name == "0";
 }
 
 KinetoTrace read_kineto_trace(const std::filesystem::path& file) { return Reader(file).read(); }

@@ -47,7 +47,14 @@ struct TraceCollective {
   SizeSource size_source = SizeSource::unknown;
   int group_size = 0;          // 0: not recorded
   std::string process_group;   // "0", or empty when not recorded
+  // On the default process group (all ranks of the job: it grows with data parallelism), as the
+  // trace says (its description "default_pg", else PyTorch's name for it, "0").
+  bool default_group = false;
 };
+
+// Whether a process group of this name and description (empty when not recorded) is PyTorch's
+// default group.
+bool is_default_process_group(const std::string& name, const std::string& description);
 
 enum class GpuActivityKind { kernel, memcpy, memset };
 

@@ -157,6 +157,8 @@ class EtReader {
     for (auto& [id, c] : collectives_) {
       const auto size = group_sizes_.find(c.process_group);
       if (c.group_size == 0 && size != group_sizes_.end()) c.group_size = size->second;
+      c.default_group = default_group_.empty() ? is_default_process_group(c.process_group, "")
+                                               : c.process_group == default_group_;
       if (c.process_group == default_group_) et.world_size = std::max(et.world_size, c.group_size);
     }
     if (const auto size = group_sizes_.find(default_group_); size != group_sizes_.end())

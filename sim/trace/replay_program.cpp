@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "input_error.hpp"
 #include "intervals.hpp"
@@ -65,16 +66,31 @@ double scaled_length(const RankStep& rank, double from_us, double to_us, const K
 
 }  // namespace
 
-ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale) {
+ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale,
+                             const std::vector<int>& fixed_size) {
   ReplayProgram out;
   if (ranks.empty()) return out;
   std::vector<std::vector<StepCollective>> seqs;
   for (const RankStep& r : ranks) seqs.push_back(collectives_in_start_order(r));
   check_same_sequence(ranks, seqs);
 
-  CommGroup group{"traced", {}};
-  for (size_t r = 0; r < ranks.size(); ++r) group.ranks.push_back(int(r));
-  out.workload.groups.push_back(group);
+  // Group 0 holds every rank; a collective of a kept group of g ranks runs in rank r's block of g.
+  const int world = int(ranks.size());
+  CommGroup all{"traced", {}};
+  for (int r = 0; r < world; ++r) all.ranks.push_back(r);
+  out.workload.groups.push_back(all);
+  std::map<int, int> first_block_group;  // g -> index of the group of ranks [0, g)
+  for (int g : fixed_size)
+    if (g > 0 && g < world && first_block_group.try_emplace(g, int(out.workload.groups.size())).second)
+      for (int start = 0; start < world; start += g) {
+        CommGroup block{"traced", {}};
+        for (int r = start; r < std::min(world, start + g); ++r) block.ranks.push_back(r);
+        out.workload.groups.push_back(block);
+      }
+  const auto group_of = [&](size_t collective, int rank) {
+    const int g = collective < fixed_size.size() ? fixed_size[collective] : 0;
+    return g > 0 && g < world ? first_block_group.at(g) + rank / g : 0;
+  };
   out.workload.ranks.resize(ranks.size());
 
   // Each collective's bytes: the largest any rank recorded (uneven all-to-alls differ by rank).
@@ -95,9 +111,8 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
                                       unknown == 1 ? "" : "s"));
   if (reduces > 0)
     out.assumed.push_back(fmt::format("{} reduce{} replayed as all-reduces", reduces, reduces == 1 ? "" : "s"));
-  out.assumed.push_back(fmt::format("every collective over all {} ranks; compute that ran beside its kernel "
-                                    "runs beside it, compute after the kernel's end waits for it",
-                                    ranks.size()));
+  out.assumed.push_back("compute that ran beside a collective's kernel runs beside it, compute after the kernel's "
+                        "end waits for it");
   if (!scale.is_identity())
     out.assumed.push_back("kernel time between collectives scaled by its class; idle and host time kept");
   if (!ranks[0].times_recorded)
@@ -125,7 +140,7 @@ ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTim
     for (size_t i = 0; i < seqs[r].size(); ++i) {
       const StepCollective& c = seqs[r][i];
       compute_until(c.start_us);
-      tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = 0,
+      tasks.push_back({.kind = TaskKind::collective, .phase = Phase::gradient_sync, .group = group_of(i, int(r)),
                        .collective = program_kind(c.collective.kind), .bytes = bytes[i], .overlapped = true});
       const double end_us = c.start_us + c.duration_us;
       const double beside_us = end_us > t ? busy_time(ranks[r], t, end_us, scale).scaled_us : 0;

@@ -24,7 +24,7 @@ namespace dtsim {
 // first collective waits for the late ranks as it did, and a rank's replayed step is its end less
 // its offset. Otherwise every rank starts at its own step's start.
 struct ReplayProgram {
-  Workload workload;                 // rank i = ranks[i]; one group "traced" of all of them
+  Workload workload;                 // rank i = ranks[i]; group 0 all of them, then kept groups' blocks
   std::vector<double> start_offset_s;  // [rank]: when its step began after the earliest rank's
   std::vector<std::string> assumed;  // what the trace did not say and the replay assumed
 };
@@ -34,6 +34,9 @@ struct ReplayProgram {
 // the compute between collectives as on another GPU (sim/analysis/gpu_change): the union of the
 // kernels in it runs as much longer as its kernels' classes do, weighted by their time; idle and
 // host time between kernels is kept.
-ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale = {});
+// `fixed_size`: per collective in start order, 0 (or absent) to run it over every rank, g to run it
+// in the rank's block of g consecutive ranks (replay_groups.hpp).
+ReplayProgram replay_program(const std::vector<RankStep>& ranks, const KernelTimeScale& scale = {},
+                             const std::vector<int>& fixed_size = {});
 
 }  // namespace dtsim
