@@ -42,10 +42,15 @@ std::map<int, std::vector<TraceSpan>> collectives_of(const EngineResult& r, cons
   return out;
 }
 
-// The case: 16 GPUs in data parallelism, GPU 3 computing 1.5x slower. Its ring neighbours
-// are GPUs 2 and 4; before the fix the other 13 left the gradient all-reduce before GPU 3 entered.
+// The case: GPT-3 1.3B on 16 A100 (2 DGX A100, DP 16, 4 micro-batches of 4), GPU 3
+// computing 1.5x slower. Its ring neighbours are GPUs 2 and 4; before the fix the other 13 left
+// the gradient all-reduce before GPU 3 entered it.
 TEST(CollectiveDependencies, NoRankLeavesTheAllReduceBeforeTheStragglerEntered) {
-  Scenario s = gpt_on_h100_nodes(2, 1, 1, 16, 16);
+  Scenario s = test::preset_on_h100_nodes("gpt3-1.3b", 2, 64);
+  s.training.micro_batch = 4;
+  s.parallelism.dp = 16;
+  s.cluster.gpu = "a100-80gb-sxm";
+  s.cluster.topology = load_topology(test::source_dir() / "topologies" / "dgx-a100-hdr-fattree.yaml");
   const EngineResult healthy = traced(s, false);
   s.events.push_back(StragglerEvent{.gpu = 3, .slowdown = 1.5});
   const EngineResult slowed = traced(s, false);
