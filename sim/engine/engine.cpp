@@ -166,11 +166,12 @@ struct SharedState {
     if (record_folded_flows) repeated_flow_bytes[{from, to}] += bytes;
   }
 
-  // A blocking collective ends for no member before it has for every member: in NCCL no rank's
-  // all-reduce, all-gather or reduce-scatter completes before the last rank's data has gone round,
-  // and a ring's flows alone would release the ranks that are not the late one's ring neighbours. One barrier per (group, lane: the rank's own or its stream's collectives), for the
-  // actors that run the group's parts: members with a program of their own, and folded members
-  // whose representative is in the group (its proxies). Null for a group of one such actor.
+  // A collective ends for no member before it has for every member: in NCCL no rank's all-reduce,
+  // all-gather or reduce-scatter completes before the last rank's data has gone round, and a
+  // ring's flows alone would release the ranks that are not the late one's ring neighbours. One
+  // barrier per (group, lane: the rank's own or its stream's collectives), for the actors that run
+  // the group's parts: members with a program of their own, and folded members whose
+  // representative is in the group (its proxies). Null for a group of one such actor.
   sg4::BarrierPtr collective_end(int group, bool overlapped) {
     auto [it, fresh] = collective_ends.try_emplace({group, overlapped ? 1 : 0});
     if (fresh) {
