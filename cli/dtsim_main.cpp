@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "calibrate_command.hpp"
 #include "chrome_trace.hpp"
@@ -37,6 +38,7 @@
 #include "simulation.hpp"
 #include "sweep_command.hpp"
 #include "termination_cleanup.hpp"
+#include "training_cost.hpp"
 #include "topo_command.hpp"
 #include "validation.hpp"
 #include "what_if.hpp"
@@ -78,7 +80,28 @@ struct RunFlags {
   std::vector<std::string> events;  // --event, each "TYPE KEY=VALUE ..."
   bool no_fold = false;
   bool network = false;  // --network: the per-tier network report
+  std::string tokens, samples;  // --tokens / --samples: a training length, for days, cost and energy
+  std::string usd_per_gpu_hour, pue;
 };
+
+// --tokens or --samples (in the model's unit), --usd-per-gpu-hour and --pue: what training on that
+// amount takes. Nothing when no length is given.
+std::optional<std::pair<double, CostInputs>> training_length(const RunFlags& f, const std::string& unit) {
+  check_length_flag_unit(!f.tokens.empty(), !f.samples.empty(), unit);
+  if (!f.tokens.empty() && !f.samples.empty()) flag_error("--samples", "--tokens or --samples, not both", "both");
+  CostInputs in;
+  if (!f.usd_per_gpu_hour.empty())
+    in.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", f.usd_per_gpu_hour, 0, 1e6);
+  if (!f.pue.empty()) in.pue = number_flag("--pue", f.pue, 1, 10, "a power usage effectiveness in [1, 10]");
+  const std::string& amount = f.tokens.empty() ? f.samples : f.tokens;
+  if (amount.empty()) {
+    if (!f.usd_per_gpu_hour.empty() || !f.pue.empty())
+      flag_error(f.pue.empty() ? "--usd-per-gpu-hour" : "--pue", "--tokens or --samples with it (a training length)",
+                 "no training length");
+    return std::nullopt;
+  }
+  return std::pair{number_flag(f.tokens.empty() ? "--samples" : "--tokens", amount, 1, 1e30), in};
+}
 
 int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   const std::string &json_file = flags.json_file, &trace_file = flags.trace_file,
@@ -95,6 +118,7 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
       flag_error("--calibration", "an existing file", calibration_file);
     scenario.calibration_file = calibration_file;
   }
+  const auto length = training_length(flags, scenario.throughput_unit());
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {
     std::cout << format_out_of_memory(scenario, memory);
@@ -117,6 +141,11 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   const Report report = make_report(resolved, result);
   std::cout << format_report_text(report);
   nlohmann::json json = report_to_json(report);
+  if (length) {
+    const TrainingCost cost = training_cost(report, length->first, length->second);
+    std::cout << format_training_cost(cost);
+    json["training_cost"] = training_cost_to_json(cost);
+  }
   if (flags.network) {
     const NetworkReport network = network_report(resolved, result, options);
     std::cout << format_network_report(network);
@@ -162,6 +191,10 @@ int main(int argc, char** argv) {
   bool no_fold = false;
   const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see README)";
   run->add_flag("--no-fold", run_flags.no_fold, no_fold_help);
+  run->add_option("--tokens", run_flags.tokens, "a training length in tokens: days, GPU-hours, cost and energy");
+  run->add_option("--samples", run_flags.samples, "the same for a layer model, in its images, sequences or records");
+  run->add_option("--usd-per-gpu-hour", run_flags.usd_per_gpu_hour, "price of a GPU-hour (default 2.00)");
+  run->add_option("--pue", run_flags.pue, "the facility's power usage effectiveness (default 1.3)");
   run->add_flag("--network", run_flags.network,
                 "also report each network tier: bytes carried, busiest link, and what the tier costs (one more "
                 "simulation per tier, with that tier unlimited)");

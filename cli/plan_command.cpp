@@ -4,12 +4,16 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "device_spec.hpp"
 #include "flag_values.hpp"
 #include "input_error.hpp"
 #include "input_file.hpp"
 #include "planner.hpp"
+#include "scenario_writer.hpp"
+#include "sweep.hpp"
+#include "training_cost.hpp"
 #include "topology_spec.hpp"
 #include "validation.hpp"
 
@@ -49,18 +53,29 @@ PlanRequest request_from(const PlanOptions& o) {
 
 std::string seconds(double t) { return t > 0 ? fmt::format("{:.3f}", t) : "-"; }
 
-void print_plan(std::ostream& out, const PlanResult& r, int top) {
+// What training on the request's tokens takes on a row's layout, from the row's throughput.
+TrainingCost row_cost(const PlanResult& r, const PlanRow& row, double tokens, const CostInputs& inputs) {
+  Report report;
+  report.gpus = row.gpus;
+  report.gpus_per_node = r.base.cluster.topology.node.gpus;
+  report.gpu_board_power_w = find_device(r.base.cluster.gpu)->board_power_w;
+  report.node_power_w = r.base.cluster.topology.node.power_w;
+  report.tokens_per_s = row.tokens_per_s;
+  return training_cost(report, tokens, inputs);
+}
+
+void print_plan(std::ostream& out, const PlanResult& r, int top, const std::optional<std::pair<double, CostInputs>>& length) {
   const Scenario& s = r.base;
   out << fmt::format("model        {} ({} layers, hidden {}, {} heads, seq {}), global batch {}, {}\n", s.model.name,
                      s.model.layers, s.model.hidden, s.model.heads, s.model.seq_len, s.training.global_batch,
                      to_string(s.training.precision));
   out << fmt::format("cluster      {} ({:.0f} GB HBM), {}\n", s.cluster.gpu, r.memory_capacity_bytes / 1e9,
                      s.cluster.topology_file.filename().string());
-  std::string invalid;
-  for (const auto& [field, n] : r.invalid_by_field) invalid += fmt::format("{}{} {}", invalid.empty() ? "" : ", ", field, n);
-  out << fmt::format("searched     {} layouts: {} invalid{}, {} out of memory, {} estimated, {} simulated\n",
-                     r.enumerated, r.invalid, invalid.empty() ? "" : " (" + invalid + ")", r.out_of_memory,
-                     r.estimated, r.simulated);
+  out << fmt::format("searched     {} layouts: {} invalid, {} out of memory, {} estimated, {} simulated\n", r.enumerated,
+                     r.invalid, r.out_of_memory, r.estimated, r.simulated);
+  for (size_t i = 0; i < r.invalid_by_field.size(); ++i)
+    out << fmt::format("  invalid    {} by {}, e.g. {}\n", r.invalid_by_field[i].second, r.invalid_by_field[i].first,
+                       r.invalid_examples[i]);
   out << fmt::format("wall time    search {:.3f} s (enumerate, check, memory, analytic, sort), simulations {:.2f} s\n",
                      r.search_wall_s, r.simulation_wall_s);
   if (r.simulated > 0) out << fmt::format("simulation   {}\n", r.simulation_method);
@@ -68,27 +83,55 @@ void print_plan(std::ostream& out, const PlanResult& r, int top) {
     out << "no layout fits\n";
     return;
   }
-  out << fmt::format("ranking      {}by analytic s/iter; ties: fewer GPUs, then less memory\n",
-                     r.simulated > 0 ? fmt::format("rows 1-{} simulated, by simulated s/iter; the rest ", r.simulated)
-                                     : "");
-  out << fmt::format("{:>4} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5} {:>3} {:>3}  {:<16} {:<9} {:>4} {:>7} {:>9} {:>9} "
-                     "{:>10} {:>6}\n",
-                     "rank", "gpus", "tp", "cp", "pp", "v", "dp", "ep", "mb", "schedule", "recompute", "zero", "mem GB",
-                     "analytic", "simulated", "tokens/s", "MFU %");
-  for (size_t i = 0; i < r.rows.size() && int(i) < top; ++i) {
-    const PlanRow& row = r.rows[i];
-    const ParallelismConfig& p = row.parallelism;
-    out << fmt::format("{:>4} {:>5} {:>3} {:>3} {:>3} {:>3} {:>5} {:>3} {:>3}  {:<16} {:<9} {:>4} {:>7.1f} {:>9} {:>9} "
-                       "{:>10} {:>6}\n",
-                       i + 1, row.gpus, p.tp, p.cp, p.pp, p.virtual_stages, p.dp, p.ep, row.training.micro_batch,
-                       to_string(p.schedule), to_string(row.training.recompute), p.zero_stage, row.memory_bytes / 1e9,
-                       seconds(row.analytic_s), row.simulated_s ? seconds(*row.simulated_s) : "-",
-                       row.tokens_per_s > 0 ? fmt::format("{:.0f}", row.tokens_per_s) : "-",
-                       row.mfu > 0 ? fmt::format("{:.1f}", 100 * row.mfu) : "-");
-    if (!row.simulation_error.empty()) out << "     simulation failed: " << row.simulation_error << "\n";
+  out << "ranking      per GPU count: the best by analytic estimate simulated and ranked by simulated s/iter, the "
+         "rest by analytic s/iter\n";
+  if (length)
+    out << fmt::format("training     {} tokens at ${:.2f} per GPU-hour, PUE {:g} (energy: {})\n",
+                       format_count(length->first), length->second.usd_per_gpu_hour, length->second.pue,
+                       s.cluster.topology.node.power_w > 0 ? "nodes at their datasheet power"
+                                                           : "GPUs at board power; the topology gives no node power");
+  for (size_t i = 0; i < r.rows.size();) {
+    const int gpus = r.rows[i].gpus;
+    size_t end = i;
+    while (end < r.rows.size() && r.rows[end].gpus == gpus) ++end;
+    out << fmt::format("\n{} GPUs ({} nodes): {} layouts fit\n", gpus, gpus / s.cluster.topology.node.gpus, end - i);
+    out << fmt::format("{:>4} {:>3} {:>3} {:>3} {:>3} {:>5} {:>3} {:>3}  {:<16} {:<9} {:>4} {:>7} {:>9} {:>4} {:>10} "
+                       "{:>6}",
+                       "rank", "tp", "cp", "pp", "v", "dp", "ep", "mb", "schedule", "recompute", "zero", "mem GB",
+                       "s/iter", "from", "tokens/s", "MFU %");
+    if (length) out << fmt::format(" {:>7} {:>11} {:>13} {:>7}", "days", "GPU-hours", "cost $", "MWh");
+    out << "\n";
+    for (size_t k = i; k < end && int(k - i) < top; ++k) {
+      const PlanRow& row = r.rows[k];
+      const ParallelismConfig& p = row.parallelism;
+      const double t = row.simulated_s.value_or(row.analytic_s);
+      out << fmt::format("{:>4} {:>3} {:>3} {:>3} {:>3} {:>5} {:>3} {:>3}  {:<16} {:<9} {:>4} {:>7.1f} {:>9} {:>4} "
+                         "{:>10} {:>6}",
+                         k - i + 1, p.tp, p.cp, p.pp, p.virtual_stages, p.dp, p.ep, row.training.micro_batch,
+                         to_string(p.schedule), to_string(row.training.recompute), p.zero_stage,
+                         row.memory_bytes / 1e9, seconds(t), row.simulated_s ? "sim" : "est",
+                         row.tokens_per_s > 0 ? fmt::format("{:.0f}", row.tokens_per_s) : "-",
+                         row.mfu > 0 ? fmt::format("{:.1f}", 100 * row.mfu) : "-");
+      if (length) {
+        const TrainingCost c = row_cost(r, row, length->first, length->second);
+        out << fmt::format(" {:>7.1f} {:>11} {:>13} {:>7.0f}", c.time_s / 86400, with_thousands(c.gpu_hours),
+                           with_thousands(c.cost_usd), c.energy_mwh);
+      }
+      out << "\n";
+      if (!row.simulation_error.empty()) out << "     simulation failed: " << row.simulation_error << "\n";
+    }
+    i = end;
   }
-  out << "(s/iter: seconds per iteration; mem GB: peak per GPU, 1e9 bytes; tokens/s and MFU from the simulated time "
-         "where there is one)\n";
+  out << "\n(s/iter: seconds per iteration, from: sim = simulated with SimGrid, est = the analytic estimate (no "
+         "contention); mem GB: peak per GPU, 1e9 bytes; tokens/s and MFU from that time)\n";
+}
+
+// FILE for one GPU count; FILE-<gpus>.EXT for each of several.
+std::filesystem::path scenario_file_for(const std::filesystem::path& file, int gpus, bool several) {
+  if (!several) return file;
+  std::filesystem::path out = file;
+  out.replace_filename(fmt::format("{}-{}{}", file.stem().string(), gpus, file.extension().string()));
+  return out;
 }
 
 }  // namespace
@@ -107,6 +150,12 @@ PlanOptions& add_plan_options(CLI::App& command) {
   command.add_flag("--full-simulation", o.full_simulation,
                    "simulate every micro-batch of the finalists (default: pp and 2 pp micro-batches, extrapolated)");
   command.add_option("--json", o.json_file, "also write every ranked layout as JSON to this file");
+  command.add_option("--tokens", o.tokens, "a training length in tokens: days, GPU-hours, cost and energy per layout");
+  command.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour, "with --tokens: price of a GPU-hour (default 2.00)");
+  command.add_option("--pue", o.pue, "with --tokens: the facility's power usage effectiveness (default 1.3)");
+  command.add_option("--write-scenario", o.write_scenario,
+                     "write the best layout as a scenario file that `dtsim run` simulates (with several GPU counts: "
+                     "FILE-<gpus>.yaml for each)");
   return o;
 }
 
@@ -114,12 +163,44 @@ int run_plan_command(const PlanOptions& options) {
   const PlanRequest request = request_from(options);
   const int top = int(integer_flag("--top", options.top, 1, 1'000'000));
   check_output_path("--json", options.json_file);
+  std::optional<std::pair<double, CostInputs>> length;
+  if (!options.tokens.empty()) {
+    CostInputs in;
+    if (!options.usd_per_gpu_hour.empty())
+      in.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", options.usd_per_gpu_hour, 0, 1e6);
+    if (!options.pue.empty()) in.pue = number_flag("--pue", options.pue, 1, 10, "a power usage effectiveness in [1, 10]");
+    length = std::pair{number_flag("--tokens", options.tokens, 1, 1e30), in};
+  } else if (!options.usd_per_gpu_hour.empty() || !options.pue.empty()) {
+    flag_error(options.pue.empty() ? "--usd-per-gpu-hour" : "--pue", "--tokens with it (a training length)",
+               "no --tokens");
+  }
+  const bool several = request.gpu_counts.size() > 1;
+  if (!options.write_scenario.empty())
+    for (int gpus : request.gpu_counts)
+      check_output_path("--write-scenario", scenario_file_for(options.write_scenario, gpus, several).string());
   const PlanResult result = plan_layouts(request);
-  print_plan(std::cout, result, top);
+  print_plan(std::cout, result, top, length);
   if (!options.json_file.empty()) {
-    write_output_file("--json", options.json_file, plan_to_json(result).dump(2) + "\n");
+    nlohmann::json json = plan_to_json(result);
+    if (length)
+      for (size_t i = 0; i < result.rows.size(); ++i)
+        json["rows"][i]["training_cost"] =
+            training_cost_to_json(row_cost(result, result.rows[i], length->first, length->second));
+    write_output_file("--json", options.json_file, json.dump(2) + "\n");
     std::cout << fmt::format("{} layouts written to {}\n", result.rows.size(), options.json_file);
   }
+  if (!options.write_scenario.empty())
+    for (size_t i = 0; i < result.rows.size(); ++i) {
+      if (result.rank_in_count(i) != 1) continue;
+      const PlanRow& row = result.rows[i];
+      const std::filesystem::path file = scenario_file_for(options.write_scenario, row.gpus, several);
+      const std::string comment = fmt::format(
+          "Written by dtsim plan: the best of {} layouts of {} on {} x {} ({}).\nplan: {:.4f} s per iteration ({})",
+          result.estimated, result.base.model.name, row.gpus, result.base.cluster.gpu, layout_label(row),
+          row.simulated_s.value_or(row.analytic_s), row.simulated_s ? result.simulation_method : "analytic estimate");
+      write_output_file("--write-scenario", file.string(), scenario_to_yaml(result.scenario_of(row), comment));
+      std::cout << fmt::format("scenario     {} GPUs: {} written to {}\n", row.gpus, layout_label(row), file.string());
+    }
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
-// `dtsim plan`: the best parallel layouts of a model on a number of GPUs (see sim/analysis/planner.hpp).
+// `dtsim plan`: the best parallel layouts of a model on each of a number of GPU counts (see
+// sim/analysis/planner.hpp), with what training on a number of tokens takes on each, and the best
+// layout of each count written as a scenario file.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -18,6 +20,9 @@ struct PlanOptions {
   std::string top = "10";
   std::string finalists = "2";
   std::string json_file;
+  std::string write_scenario;       // the best layout of each GPU count as a scenario file
+  std::string tokens;               // a training length: days, GPU-hours, cost and energy per layout
+  std::string usd_per_gpu_hour, pue;
   bool full_simulation = false;     // --full-simulation: no micro-batch extrapolation
 };
 

@@ -10,6 +10,7 @@
 
 #include "input_error.hpp"
 #include "planner.hpp"
+#include "simulation.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
 #include "transformer_config.hpp"
@@ -103,14 +104,20 @@ TEST(PlanEnumeration, EveryRowIsAValidLayoutOfItsGpuCount) {
   }
 }
 
-TEST(PlanRanking, RowsAreInRankingOrder) {
+// Rows come by GPU count (8, then 16), each count ranked on its own: a capacity plan compares the
+// best of each count, which one list ranked by time would bury under the larger count's rows.
+TEST(PlanRanking, RowsAreRankedWithinEachGpuCount) {
   PlanRequest r = request_for(find_model_preset("gpt3-1.3b").value(), 16, 64);
   r.gpu_counts = {8, 16};
   const PlanResult result = plan_layouts(r);
+  ASSERT_FALSE(result.rows.empty());
+  EXPECT_EQ(result.rows.front().gpus, 8);
+  EXPECT_EQ(result.rows.back().gpus, 16);
   for (size_t i = 1; i < result.rows.size(); ++i) {
     const PlanRow &a = result.rows[i - 1], &b = result.rows[i];
-    EXPECT_LE(std::tie(a.analytic_s, a.gpus, a.memory_bytes), std::tie(b.analytic_s, b.gpus, b.memory_bytes))
+    EXPECT_LE(std::tie(a.gpus, a.analytic_s, a.memory_bytes), std::tie(b.gpus, b.analytic_s, b.memory_bytes))
         << "rows " << i << " and " << i + 1;
+    EXPECT_EQ(result.rank_in_count(i), a.gpus == b.gpus ? result.rank_in_count(i - 1) + 1 : 1);
   }
 }
 
@@ -134,6 +141,59 @@ TEST(PlanSimulation, OneFinalistIsSimulatedAndKeepsItsPlace) {
   ASSERT_TRUE(result.rows[0].simulated_s.has_value()) << result.rows[0].simulation_error;
   EXPECT_GT(*result.rows[0].simulated_s, 0);
   for (size_t i = 1; i < result.rows.size(); ++i) EXPECT_FALSE(result.rows[i].simulated_s.has_value());
+}
+
+// Each GPU count gets its own finalists: the best analytic layout of 8 and of 16 GPUs simulated.
+TEST(PlanSimulation, EachGpuCountHasItsFinalists) {
+  PlanRequest r = request_for(find_model_preset("gpt3-1.3b").value(), 8, 16, "h100-sxm");
+  r.space = shapes_only();
+  r.gpu_counts = {8, 16};
+  r.finalists = 1;
+  const PlanResult result = plan_layouts(r);
+  EXPECT_EQ(result.simulated, 2);
+  for (size_t i = 0; i < result.rows.size(); ++i)
+    EXPECT_EQ(result.rows[i].simulated_s.has_value(), result.rank_in_count(i) == 1) << i;
+}
+
+// The scenario `plan --write-scenario` writes is the plan's layout: `dtsim run` of it simulates the
+// time the plan simulated for it (in full, --full-simulation), to the last digit.
+TEST(PlanCli, WrittenScenarioRunsToThePlansTime) {
+  test::ScratchDir dir;
+  const std::string file = (dir.path() / "best.yaml").string();
+  const test::CliResult plan =
+      test::run_dtsim("plan --model gpt3-1.3b --gpu h100-sxm --gpus 8,16 --global-batch 16 --finalists 1 "
+                      "--full-simulation --top 1 --tokens 1e9 --json " + (dir.path() / "p.json").string() +
+                      " --write-scenario " + file);
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  std::ifstream in(dir.path() / "p.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  for (int gpus : {8, 16}) {
+    const std::filesystem::path written = dir.path() / ("best-" + std::to_string(gpus) + ".yaml");
+    ASSERT_TRUE(std::filesystem::exists(written)) << plan.output;
+    nlohmann::json best;
+    for (const nlohmann::json& row : j.at("rows"))
+      if (row.at("gpus") == gpus && row.at("rank_in_gpu_count") == 1) best = row;
+    const SimulationResult run = simulate(load_scenario(written));
+    EXPECT_NEAR(run.engine.iteration_s, best.at("simulated_iteration_s").get<double>(), 1e-9) << gpus;
+    // 1e9 tokens at the row's throughput, in days; GPU-hours = days x 24 x GPUs.
+    const nlohmann::json& cost = best.at("training_cost");
+    EXPECT_NEAR(cost.at("days").get<double>(), 1e9 / best.at("tokens_per_s").get<double>() / 86400, 1e-12);
+    EXPECT_NEAR(cost.at("gpu_hours").get<double>(), cost.at("days").get<double>() * 24 * gpus, 1e-9);
+    EXPECT_NE(plan.output.find(std::to_string(gpus) + " GPUs (" + std::to_string(gpus / 8) + " node"),
+              std::string::npos)
+        << plan.output;
+  }
+  EXPECT_NE(plan.output.find("days"), std::string::npos) << plan.output;
+}
+
+// An invalid layout says what failed, with its layout, not only the field.
+TEST(PlanCli, InvalidLayoutsSayWhy) {
+  const test::CliResult r = test::run_dtsim("plan --model gpt3-1.3b --gpu h100-sxm --gpus 16 --global-batch 6 "
+                                            "--finalists 0 --top 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  invalid    "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" by training.global_batch, e.g. tp"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": expected "), std::string::npos) << r.output;
 }
 
 TEST(PlanGpuCounts, OneListOrRangeOfPowersOfTwo) {

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "device_spec.hpp"
 #include "headline_figures.hpp"
 #include "scenario_loader.hpp"
 #include "scenario_writer.hpp"
@@ -88,7 +89,7 @@ TEST(HeadlineFigures, TimeAndCostToTrainByHand) {
   EXPECT_DOUBLE_EQ(c.gpu_hours, 3e5 / 3600 * 1024);    // 85,333 GPU-hours
   EXPECT_DOUBLE_EQ(c.cost_usd, 2.0 * 3e5 / 3600 * 1024);
   const std::vector<HeadlineFigure> f = headline_figures(r, c);
-  ASSERT_EQ(f.size(), 8u);
+  ASSERT_EQ(f.size(), 9u);
   EXPECT_EQ(f[0].text, "10.0000 s");
   EXPECT_EQ(f[1].text, "1000000 tokens/s");
   EXPECT_EQ(f[3].text, "50.0 %");
@@ -96,10 +97,36 @@ TEST(HeadlineFigures, TimeAndCostToTrainByHand) {
   EXPECT_EQ(f[5].label, "time to train 300B tokens");
   EXPECT_EQ(f[5].text, "3.5 days");  // 3e5 s
   EXPECT_EQ(f[7].text, "$170667");
+  EXPECT_EQ(f[8].text, "0 MWh");  // no GPU named: no power
   const Report no_throughput;
   EXPECT_EQ(training_cost(no_throughput, 300e9, 2.0).time_s, 0);  // nothing to say
   EXPECT_EQ(headline_csv({"a,b"}, {f}).substr(0, 30), "run,iteration_s,tokens_per_s,m");
   EXPECT_NE(headline_csv({"a,b"}, {f}).find("\n\"a,b\",10,1000000,156,50,70,"), std::string::npos);
+}
+
+// 1024 H100 SXM (700 W) in 128 DGX H100 of 10.2 kW: 1.3056 MW of nodes, 1.69728 MW at PUE 1.3;
+// without the node's power, the GPUs' 0.7168 MW. 3.5 days (3e5 s) at 1.69728 MW: 141.44 MWh.
+TEST(HeadlineFigures, EnergyFromBoardAndNodePowerByHand) {
+  Report r;
+  r.gpus = 1024;
+  r.gpus_per_node = 8;
+  r.gpu_board_power_w = 700;
+  r.node_power_w = 10200;
+  r.tokens_per_s = 1e6;
+  const TrainingCost c = training_cost(r, 300e9, CostInputs{.usd_per_gpu_hour = 3.0, .pue = 1.3});
+  EXPECT_DOUBLE_EQ(c.it_power_w, 128 * 10200.0);
+  EXPECT_DOUBLE_EQ(c.facility_power_w, 128 * 10200.0 * 1.3);
+  EXPECT_NEAR(c.energy_mwh, 141.44, 1e-9);
+  EXPECT_DOUBLE_EQ(c.cost_usd, 3.0 * 3e5 / 3600 * 1024);
+  r.node_power_w = 0;
+  EXPECT_DOUBLE_EQ(training_cost(r, 300e9).it_power_w, 1024 * 700.0);
+  EXPECT_FALSE(training_cost(r, 300e9).node_power_known);
+  EXPECT_EQ(with_thousands(1234567.8), "1,234,568");
+  EXPECT_EQ(with_thousands(999), "999");
+  EXPECT_EQ(with_thousands(1000), "1,000");
+  EXPECT_EQ(find_device("h100-sxm")->board_power_w, 700);
+  EXPECT_EQ(find_device("a100-80gb-sxm")->board_power_w, 400);
+  EXPECT_EQ(load_topology(test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml").node.power_w, 10200);
 }
 
 TEST(HeadlineFigures, LayerModelCountsItsSamples) {

@@ -244,7 +244,7 @@ TEST(TopologyGraph, EveryCommandRefusesAClusterTopoRefuses) {
   test::ScratchDir dir;
   const std::string rail = (test::source_dir() / "topologies" / "dgx-h100-ndr-rail.yaml").string();
   const std::string message =
-      rail + ":19: field 'fabric.switch.radix (spine0)': expected at most 64 ports in use, found 128 ports in use";
+      rail + ":20: field 'fabric.switch.radix (spine0)': expected at most 64 ports in use, found 128 ports in use";
   const auto scenario = [&](const std::string& name, int nodes) {
     return dir
         .write(name, fmt::format("name: rail\nmodel: {{preset: gpt3-1.3b}}\n"

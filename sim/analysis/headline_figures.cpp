@@ -24,6 +24,8 @@ std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost
        fmt::format("{:.1f} days", days), false},
       {"gpu_hours", "GPU-hours", cost.gpu_hours, fmt::format("{:.0f}", cost.gpu_hours), false},
       {"cost_usd", "cost", cost.cost_usd, fmt::format("${:.0f}", cost.cost_usd), false},
+      {"energy_mwh", "energy (PUE " + fmt::format("{:g}", cost.inputs.pue) + ")", cost.energy_mwh,
+       fmt::format("{:.0f} MWh", cost.energy_mwh), false},
   };
 }
 

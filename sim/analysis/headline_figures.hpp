@@ -20,7 +20,7 @@ struct HeadlineFigure {
 
 // In this order: iteration_s, tokens_per_s (a layer model's images_per_s, sequences_per_s or
 // records_per_s), model_tflops_per_gpu, mfu_percent, memory_gb_per_gpu, time_to_train_days,
-// gpu_hours, cost_usd.
+// gpu_hours, cost_usd, energy_mwh.
 std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost& cost);
 
 // One header line (label, then the keys; a column whose runs have different keys, such as tokens

@@ -97,8 +97,9 @@ void check_request(const PlanRequest& r, const TopologySpec& topo) {
 }
 
 // Ranking key of an estimated row: analytic time, then fewer GPUs, then less memory.
+// Within a GPU count: by analytic time, then memory. Counts in increasing order.
 bool analytic_before(const PlanRow& a, const PlanRow& b) {
-  return std::tie(a.analytic_s, a.gpus, a.memory_bytes) < std::tie(b.analytic_s, b.gpus, b.memory_bytes);
+  return std::tie(a.gpus, a.analytic_s, a.memory_bytes) < std::tie(b.gpus, b.analytic_s, b.memory_bytes);
 }
 
 // Finalists: simulated ones by simulated time (then as analytic_before), failed simulations last.
@@ -155,6 +156,12 @@ TransformerConfig resolve_model(const std::string& flag, const std::string& name
              "'" + name_or_path + "'");
 }
 
+int PlanResult::rank_in_count(size_t i) const {
+  int rank = 1;
+  while (rank <= int(i) && rows[i - size_t(rank)].gpus == rows[i].gpus) ++rank;
+  return rank;
+}
+
 Scenario PlanResult::scenario_of(const PlanRow& row) const {
   Scenario s = base;
   s.parallelism = row.parallelism;
@@ -178,6 +185,7 @@ namespace {
 void estimate_layouts(const PlanRequest& request, const ResolvedScenario& resolved, PlanResult& result) {
   const Scenario& s = resolved.scenario;
   std::map<std::string, long> invalid_fields;
+  std::map<std::string, std::string> invalid_examples;
   Scenario candidate = s;  // mutated in place: no copy of the topology per layout
   for (int gpus : request.gpu_counts) {
     candidate.cluster.nodes = gpus / s.cluster.topology.node.gpus;
@@ -192,7 +200,10 @@ void estimate_layouts(const PlanRequest& request, const ResolvedScenario& resolv
                         check_scenario_consistency(candidate);
                       } catch (const InputError& e) {
                         ++result.invalid;
-                        ++invalid_fields[e.info().field];
+                        if (++invalid_fields[e.info().field] == 1)
+                          invalid_examples[e.info().field] =
+                              fmt::format("{}: expected {}, found {}", layout_label(p, candidate.training),
+                                          e.info().expected, e.info().found);
                         return;
                       }
                       const MemoryBreakdown memory = peak_memory_per_gpu(candidate);
@@ -213,15 +224,25 @@ void estimate_layouts(const PlanRequest& request, const ResolvedScenario& resolv
   result.invalid_by_field.assign(invalid_fields.begin(), invalid_fields.end());
   std::stable_sort(result.invalid_by_field.begin(), result.invalid_by_field.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [field, n] : result.invalid_by_field) result.invalid_examples.push_back(invalid_examples[field]);
   std::stable_sort(result.rows.begin(), result.rows.end(), analytic_before);
 }
 
-// The best `request.finalists` rows simulated (or extrapolated), and re-ranked by simulated time.
+// The best `request.finalists` rows of each GPU count simulated (or extrapolated), and re-ranked
+// by simulated time within their count.
 void simulate_finalists(const PlanRequest& request, const ResolvedScenario& resolved, PlanResult& result) {
-  const size_t finalists = std::min(result.rows.size(), size_t(request.finalists));
+  std::vector<size_t> chosen;                       // rows simulated, in row order
+  std::vector<std::pair<size_t, size_t>> blocks;    // [first, last) finalists of each count
+  for (size_t i = 0; i < result.rows.size();) {
+    size_t end = i;
+    while (end < result.rows.size() && result.rows[end].gpus == result.rows[i].gpus) ++end;
+    const size_t last = std::min(end, i + size_t(request.finalists));
+    for (size_t k = i; k < last; ++k) chosen.push_back(k);
+    if (last > i) blocks.emplace_back(i, last);
+    i = end;
+  }
   std::vector<ResolvedScenario> finalist_scenarios;
-  for (size_t i = 0; i < finalists; ++i)
-    finalist_scenarios.push_back(resolve_variant(resolved, result.scenario_of(result.rows[i])));
+  for (size_t i : chosen) finalist_scenarios.push_back(resolve_variant(resolved, result.scenario_of(result.rows[i])));
   // One simulation per core at a time: each runs in its own forked process.
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
   const std::vector<SimulationOutcome> outcomes = request.extrapolate_micro_batches
@@ -232,16 +253,17 @@ void simulate_finalists(const PlanRequest& request, const ResolvedScenario& reso
           ? "SimGrid at pp and 2 pp micro-batches per replica, extrapolated linearly to the layout's count "
             "(in full where that is no dearer)"
           : "SimGrid, every micro-batch";
-  for (size_t i = 0; i < finalists; ++i) {
-    PlanRow& row = result.rows[i];
-    if (outcomes[i].result) {
-      row.simulated_s = outcomes[i].result->engine.iteration_s;
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    PlanRow& row = result.rows[chosen[k]];
+    if (outcomes[k].result) {
+      row.simulated_s = outcomes[k].result->engine.iteration_s;
       ++result.simulated;
     } else {
-      row.simulation_error = outcomes[i].error;
+      row.simulation_error = outcomes[k].error;
     }
   }
-  std::stable_sort(result.rows.begin(), result.rows.begin() + long(finalists), simulated_before);
+  for (const auto& [first, last] : blocks)
+    std::stable_sort(result.rows.begin() + long(first), result.rows.begin() + long(last), simulated_before);
 }
 
 }  // namespace
@@ -286,7 +308,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
     const PlanRow& row = r.rows[i];
     const ParallelismConfig& p = row.parallelism;
     nlohmann::json j = {
-        {"rank", i + 1}, {"gpus", row.gpus}, {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp},
+        {"rank", i + 1}, {"rank_in_gpu_count", r.rank_in_count(i)}, {"gpus", row.gpus}, {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp},
         {"virtual_stages", p.virtual_stages}, {"dp", p.dp}, {"ep", p.ep},
         {"micro_batch", row.training.micro_batch}, {"schedule", to_string(p.schedule)},
         {"recompute", to_string(row.training.recompute)}, {"zero_stage", p.zero_stage},
@@ -309,6 +331,7 @@ nlohmann::json plan_to_json(const PlanResult& r) {
           {"memory_capacity_bytes", r.memory_capacity_bytes},
           {"search",
            {{"enumerated", r.enumerated}, {"invalid", r.invalid}, {"invalid_by_field", invalid},
+            {"invalid_examples", r.invalid_examples},
             {"out_of_memory", r.out_of_memory}, {"estimated", r.estimated}, {"simulated", r.simulated},
             {"simulation_method", r.simulation_method}}},  // wall times in the text only, as for run
           {"rows", rows}};

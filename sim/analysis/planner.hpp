@@ -18,10 +18,11 @@
 // says do not fit as out of memory; the rest are estimated with estimate_iteration (one
 // ComputeModel for the whole search).
 //
-// Ranking: rows 1..K (K = finalists) are the K best analytic layouts, simulated (in full, or at
-// two short micro-batch counts and extrapolated: micro_batch_extrapolation.hpp) and ordered by
-// simulated s/iter; the rest follow, ordered by analytic s/iter. Ties (the same time): fewer
-// GPUs first, then less memory per GPU, then enumeration order.
+// Ranking, per GPU count (rows grouped by count, counts in increasing order): the count's K best
+// analytic layouts (K = finalists), simulated (in full, or at two short micro-batch counts and
+// extrapolated: micro_batch_extrapolation.hpp) and ordered by simulated s/iter; the count's
+// others follow, ordered by analytic s/iter. Ties (the same time): less memory per GPU, then
+// enumeration order.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -50,7 +51,7 @@ struct PlanRequest {
   std::filesystem::path topology_file;   // loaded once for the whole search
   int global_batch = 1536;               // sequences per iteration
   Precision precision = Precision::bf16;
-  int finalists = 2;                     // best analytic layouts re-ranked by simulate(); 0 = none
+  int finalists = 2;                     // per GPU count: best analytic layouts re-ranked by simulate(); 0 = none
   // Simulate each finalist at pp and 2 pp micro-batches and extrapolate to its micro-batch count
   // (micro_batch_extrapolation.hpp) instead of simulating every micro-batch.
   bool extrapolate_micro_batches = true;
@@ -76,13 +77,17 @@ struct PlanResult {
   long enumerated = 0;
   long invalid = 0;                // rejected by check_scenario_consistency
   std::vector<std::pair<std::string, long>> invalid_by_field;  // field named by the rejection, count
+  std::vector<std::string> invalid_examples;  // per invalid_by_field entry: its first layout and why
   long out_of_memory = 0;
   long estimated = 0;              // fit, and were estimated analytically (rows.size())
   long simulated = 0;              // finalists simulated without error
   double search_wall_s = 0;        // enumeration + consistency + memory + analytic + sort
   double simulation_wall_s = 0;    // the finalists' simulations
   std::string simulation_method;   // how the finalists were simulated, in words
-  std::vector<PlanRow> rows;       // ranked, best first
+  std::vector<PlanRow> rows;       // by GPU count (increasing), ranked within each, best first
+
+  // The rank of rows[i] among the rows of its GPU count (1 = the best).
+  int rank_in_count(size_t i) const;
 
   // The full scenario of a row (what `dtsim run` would simulate).
   Scenario scenario_of(const PlanRow& row) const;

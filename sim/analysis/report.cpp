@@ -113,6 +113,9 @@ Report make_report(const ResolvedScenario& resolved, const SimulationResult& r) 
   rep.scenario = s.name;
   rep.gpu = s.cluster.gpu;
   rep.gpus = s.gpu_count();
+  rep.gpus_per_node = s.cluster.topology.node.gpus;
+  rep.gpu_board_power_w = find_device(s.cluster.gpu)->board_power_w;
+  rep.node_power_w = s.cluster.topology.node.power_w;
   rep.micro_batches = s.micro_batches_per_replica();
   rep.iteration_s = r.engine.iteration_s;
   const bool servers = !r.engine.servers.worker_ranks.empty();

@@ -45,6 +45,9 @@ struct Report {
   std::string scenario;
   std::string gpu;
   int gpus = 0;
+  int gpus_per_node = 1;           // the topology's node
+  double gpu_board_power_w = 0;    // DeviceSpec::board_power_w
+  double node_power_w = 0;         // NodeSpec::power_w (0: not given)
   int micro_batches = 0;
   double iteration_s = 0;
   double analytic_iteration_s = 0;      // estimate_iteration (analytic_model.hpp); 0 with parameter servers

@@ -1,16 +1,68 @@
 #include "training_cost.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sweep.hpp"  // format_count
+
 namespace dtsim {
 
-TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour) {
+TrainingCost training_cost(const Report& r, double amount, const CostInputs& inputs) {
   TrainingCost c;
   c.amount = amount;
   c.unit = r.throughput_unit();
+  c.inputs = inputs;
+  const int per_node = std::max(1, r.gpus_per_node);
+  const int nodes = (r.gpus + per_node - 1) / per_node;
+  c.node_power_known = r.node_power_w > 0;
+  c.it_power_w = c.node_power_known ? nodes * std::max(r.node_power_w, per_node * r.gpu_board_power_w)
+                                    : r.gpus * r.gpu_board_power_w;
+  c.facility_power_w = c.it_power_w * inputs.pue;
   if (r.throughput_per_s() <= 0) return c;
   c.time_s = amount / r.throughput_per_s();
   c.gpu_hours = c.time_s / 3600.0 * r.gpus;
-  c.cost_usd = c.gpu_hours * usd_per_gpu_hour;
+  c.cost_usd = c.gpu_hours * inputs.usd_per_gpu_hour;
+  c.energy_mwh = c.facility_power_w * c.time_s / 3.6e9;
   return c;
+}
+
+std::string with_thousands(double value) {
+  const std::string digits = fmt::format("{:.0f}", std::abs(value));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (value <= -0.5 ? "-" : "") + out;
+}
+
+std::string format_training_cost(const TrainingCost& c) {
+  if (c.time_s <= 0) return "";
+  std::string out = fmt::format("to train          {} {}s: {:.1f} days, {} GPU-hours, ${} at ${:.2f} per GPU-hour\n",
+                                format_count(c.amount), c.unit, c.time_s / 86400, with_thousands(c.gpu_hours),
+                                with_thousands(c.cost_usd), c.inputs.usd_per_gpu_hour);
+  out += fmt::format("energy            {:.0f} MWh: {:.2f} MW at the facility, {:.2f} MW of {} x PUE {:g}\n",
+                     c.energy_mwh, c.facility_power_w / 1e6, c.it_power_w / 1e6,
+                     c.node_power_known ? "nodes at their datasheet power" : "GPUs at board power (node power unknown)",
+                     c.inputs.pue);
+  return out;
+}
+
+nlohmann::json training_cost_to_json(const TrainingCost& c) {
+  return {{"amount", c.amount},
+          {"unit", c.unit},
+          {"time_s", c.time_s},
+          {"days", c.time_s / 86400},
+          {"gpu_hours", c.gpu_hours},
+          {"usd_per_gpu_hour", c.inputs.usd_per_gpu_hour},
+          {"cost_usd", c.cost_usd},
+          {"pue", c.inputs.pue},
+          {"it_power_w", c.it_power_w},
+          {"node_power_known", c.node_power_known},
+          {"facility_power_w", c.facility_power_w},
+          {"energy_mwh", c.energy_mwh}};
 }
 
 }  // namespace dtsim

@@ -1,8 +1,16 @@
 #pragma once
-// Time, GPU-hours and cost to train on an amount of data at a simulated throughput (the planner's
-// spreadsheet line: "300B tokens take 34 days and $4.1M on 1024 A100 at $2/GPU-hour"). The amount
-// is in the report's throughput unit: tokens for transformers, a layer model's samples (images,
-// sequences, records) otherwise.
+// Time, GPU-hours, cost and energy to train on an amount of data at a simulated throughput (the
+// planner's spreadsheet line: "300B tokens take 34 days, $4.1M and 2.9 GWh on 1024 A100"). The
+// amount is in the report's throughput unit: tokens for transformers, a layer model's samples
+// (images, sequences, records) otherwise.
+//
+// Power: each GPU at its board power (DeviceSpec::board_power_w: a training run keeps it near its
+// limit), or, where the topology gives the node's datasheet power (NodeSpec::power_w: GPUs, CPUs,
+// NICs, NVSwitches, fans), every node at that; times the facility's PUE. Fabric switches are not
+// counted. Defaults, cited in docs/capacity-planning.md: $2.00 per GPU-hour (the low end of H100
+// on-demand rates in 2026), PUE 1.3 (new, large facilities; the 2023 industry average was 1.58).
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 #include "report.hpp"
@@ -10,15 +18,38 @@
 
 namespace dtsim {
 
+inline constexpr double kDefaultUsdPerGpuHour = 2.0;
+inline constexpr double kDefaultPue = 1.3;
+
+struct CostInputs {
+  double usd_per_gpu_hour = kDefaultUsdPerGpuHour;
+  double pue = kDefaultPue;  // facility power / IT power
+};
+
 struct TrainingCost {
   double amount = 0;         // in `unit`s
   std::string unit = "token";
-  double time_s = 0;     // amount / throughput
-  double gpu_hours = 0;  // time_s / 3600 x GPUs
-  double cost_usd = 0;   // gpu_hours x usd_per_gpu_hour
+  double time_s = 0;         // amount / throughput
+  double gpu_hours = 0;      // time_s / 3600 x GPUs
+  double cost_usd = 0;       // gpu_hours x usd_per_gpu_hour
+  CostInputs inputs;
+  double it_power_w = 0;        // GPUs, or whole nodes where their power is known
+  bool node_power_known = false;
+  double facility_power_w = 0;  // it_power_w x PUE
+  double energy_mwh = 0;        // facility_power_w over time_s
 };
 
-// Zero time and cost when the report has no throughput (an iteration that did not complete).
-TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour);
+// Zero time, cost and energy when the report has no throughput (an iteration that did not complete).
+TrainingCost training_cost(const Report& r, double amount, const CostInputs& inputs = {});
+inline TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour) {
+  return training_cost(r, amount, CostInputs{.usd_per_gpu_hour = usd_per_gpu_hour});
+}
+
+// A whole number with thousands separators: 1234567.8 -> "1,234,568".
+std::string with_thousands(double value);
+
+// "to train ... days, GPU-hours, $, MWh" lines of `dtsim run` and `goodput`, and the same as JSON.
+std::string format_training_cost(const TrainingCost& c);
+nlohmann::json training_cost_to_json(const TrainingCost& c);
 
 }  // namespace dtsim

@@ -14,8 +14,28 @@ constexpr double GB = 1e9;
 // HBM capacity as the driver reports it (nvidia-smi "Total", MiB): the "80GB" parts hold 80 GiB.
 constexpr double MiB = 1024.0 * 1024.0;
 
+// Maximum board power (TDP), W, from each part's datasheet: A100 SXM 400 (NVIDIA A100 datasheet,
+// 2021), H100 SXM5 and H200 SXM up to 700 (H100 and H200 datasheets), the Grand Teton H100 at its
+// 500 W limit (its entry below), B200 1,000 (NVIDIA HGX B200 specifications), V100 SXM2 300, P100
+// SXM2 300 and PCIe 250 (Tesla V100 and P100 datasheets), K80 300 per board of two GPUs, 150 each.
+struct BoardPower {
+  const char* id;
+  double watts;
+};
+constexpr BoardPower kBoardPowerW[] = {{"a100-40gb-sxm", 400},   {"a100-80gb-sxm", 400},  {"h100-sxm", 700},
+                                       {"h100-96gb-500w", 500},  {"h200-sxm", 700},       {"b200", 1000},
+                                       {"v100-sxm2-16gb", 300},  {"v100-sxm2-32gb", 300}, {"p100-sxm2-16gb", 300},
+                                       {"p100-pcie-16gb", 250},  {"k80", 150}};
+
+std::vector<DeviceSpec> with_board_power(std::vector<DeviceSpec> devices) {
+  for (DeviceSpec& d : devices)
+    for (const BoardPower& p : kBoardPowerW)
+      if (d.id == p.id) d.board_power_w = p.watts;
+  return devices;
+}
+
 const std::vector<DeviceSpec>& all_devices() {
-  static const std::vector<DeviceSpec> devices = {
+  static const std::vector<DeviceSpec> devices = with_board_power({
       // NVIDIA A100 Tensor Core GPU datasheet (2021, SXM column): BF16/FP16 312 TFLOP/s dense,
       // TF32 156 TFLOP/s dense, FP32 (CUDA cores) 19.5, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3
       // 600 GB/s bidirectional. 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper).
@@ -81,7 +101,7 @@ const std::vector<DeviceSpec>& all_devices() {
       // 240 GB/s; 4,992 CUDA cores -> 2,496 = 13 SMX of 192. No fast half precision.
       {"k80", "NVIDIA Tesla K80 (one of its two GPUs)", 0, 0, 0, 4.37 * T, 4.37 * T, 12 * 1024 * MiB, 240 * GB, 0, 37,
        13},
-  };
+  });
   return devices;
 }
 }  // namespace

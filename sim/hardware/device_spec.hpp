@@ -35,6 +35,9 @@ struct DeviceSpec {
   // matmuls and nothing else, its clock lowered by its power limit, as a fraction of that in-step
   // rate. tensor_clock() says how a step between the two is priced.
   double tensor_clock_under_load = 1;
+  // The board's maximum power (TDP) from its datasheet, W: what it draws through a training run,
+  // which keeps it near its power limit (kBoardPowerW in device_spec.cpp; 0: not known).
+  double board_power_w = 0;
 
   // Fraction of the GPU's SMs an NCCL collective kernel of `ctas` CTAs (one per channel,
   // nccl_collective_channels) occupies while it runs beside compute, each CTA on its own SM, at

@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "field_override_yaml.hpp"
+#include "transformer_config.hpp"
 #include "input_error.hpp"
 #include "yaml_fields.hpp"
 
@@ -50,6 +54,13 @@ std::string to_yaml(const BackgroundTrafficEvent& e) {
                      e.to_node, e.rate_Bps / 1e9, window(e.start_s, e.end_s));
 }
 
+// A string as a double-quoted YAML scalar (names and paths may hold ':' or '#').
+std::string quoted(const std::string& text) {
+  YAML::Emitter e;
+  e << YAML::DoubleQuoted << text;
+  return e.c_str();
+}
+
 // A relative path of the scenario at `from` rewritten to name the same file from `to`'s folder.
 void rebase_path(YAML::Node map, const char* key, const fs::path& from, const fs::path& to) {
   if (!map.IsMap() || !map[key] || !map[key].IsScalar()) return;
@@ -86,6 +97,54 @@ std::string scenario_yaml(const fs::path& file, const std::vector<FieldOverride>
   YAML::Emitter out;
   out << root;
   return std::string(out.c_str()) + "\n";
+}
+
+std::string scenario_to_yaml(const Scenario& s, const std::string& comment) {
+  if (s.layer_model || s.input_pipeline) throw std::invalid_argument("scenario_to_yaml writes transformer scenarios");
+  const TransformerConfig& m = s.model;
+  const bool preset = find_model_preset(m.name).has_value();
+  std::string out;
+  for (size_t start = 0; start < comment.size();) {
+    const size_t end = std::min(comment.find('\n', start), comment.size());
+    out += "# " + comment.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  out += fmt::format("name: {}\nmodel:\n", quoted(preset ? s.name : m.name));
+  if (preset) out += fmt::format("  preset: {}\n", m.name);
+  out += fmt::format("  layers: {}\n  hidden: {}\n  heads: {}\n  kv_heads: {}\n  ffn_hidden: {}\n  seq_len: {}\n"
+                     "  vocab: {}\n  mlp: {}\n  dropout: {}\n  tied_embeddings: {}\n",
+                     m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden, m.seq_len, m.vocab,
+                     m.mlp == MlpKind::swiglu ? "swiglu" : "gelu", m.dropout, m.tied_embeddings);
+  if (m.norm) out += fmt::format("  norm: {}\n", to_string(*m.norm));
+  if (m.position) out += fmt::format("  position: {}\n", to_string(*m.position));
+  if (m.bias) out += fmt::format("  bias: {}\n", *m.bias);
+  if (m.fused_qkv) out += fmt::format("  fused_qkv: {}\n", *m.fused_qkv);
+  if (m.moe.enabled())
+    out += fmt::format("  moe: {{experts: {}, top_k: {}, expert_ffn_hidden: {}, capacity_factor: {}}}\n", m.moe.experts,
+                       m.moe.top_k, m.moe.expert_ffn_hidden, m.moe.capacity_factor);
+  const TrainingConfig& t = s.training;
+  out += fmt::format("training:\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n  recompute: {}\n"
+                     "  attention: {}\n  fp8_recipe: {}\n  optimizer: {}\n  cuda_graphs: {}\n  framework: {}\n"
+                     "  mixed_precision: {}\n",
+                     t.global_batch, t.micro_batch, to_string(t.precision), to_string(t.recompute), to_string(t.attention),
+                     to_string(t.fp8_recipe), to_string(t.optimizer), t.cuda_graphs, to_string(t.framework),
+                     to_string(t.mixed_precision));
+  const ParallelismConfig& p = s.parallelism;
+  out += fmt::format("parallelism:\n  tp: {}\n  cp: {}\n  pp: {}\n  dp: {}\n  ep: {}\n  schedule: {}\n"
+                     "  virtual_stages: {}\n  sequence_parallel: {}\n  tp_comm_overlap: {}\n  zero_stage: {}\n"
+                     "  overlap_grad_reduce: {}\n  bucket_mb: {}\n  fsdp_prefetch: {}\n",
+                     p.tp, p.cp, p.pp, p.dp, p.ep, to_string(p.schedule), p.virtual_stages, p.sequence_parallel,
+                     p.tp_comm_overlap, p.zero_stage, p.overlap_grad_reduce, p.bucket_mb, p.fsdp_prefetch);
+  if (p.first_stage_layers > 0) out += fmt::format("  first_stage_layers: {}\n", p.first_stage_layers);
+  if (p.last_stage_layers > 0) out += fmt::format("  last_stage_layers: {}\n", p.last_stage_layers);
+  const ClusterConfig& c = s.cluster;
+  out += fmt::format("cluster:\n  gpu: {}\n  nodes: {}\n  topology: {}\n", c.gpu, c.nodes,
+                     quoted(fs::absolute(c.topology_file).lexically_normal().string()));
+  if (c.gpu_differs_from_topology) out += "  gpu_differs_from_topology: true\n";
+  if (s.calibration_file)
+    out += fmt::format("calibration: {}\n", quoted(fs::absolute(*s.calibration_file).lexically_normal().string()));
+  if (!s.events.empty()) out += "events: " + events_to_yaml(s.events) + "\n";
+  return out;
 }
 
 }  // namespace dtsim

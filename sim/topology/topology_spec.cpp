@@ -30,10 +30,11 @@ double latency(const YamlFields& f, const YAML::Node& map, const std::string& pa
 
 NodeSpec load_node(const YamlFields& f, const YAML::Node& root) {
   const YAML::Node node = f.child(root, "", "node");
-  f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics", "pcie"});
+  f.require_known_keys(node, "node", {"type", "gpus", "nvlink", "nics", "pcie", "power_kw"});
   NodeSpec n;
   n.type = f.string_or(node, "node", "type", "");
   n.gpus = f.int_in(node, "node", "gpus", 1, kMaxGpusPerNode);
+  if (f.has(node, "power_kw")) n.power_w = f.number_in(node, "node", "power_kw", 0.01, 1000, "a power in [0.01, 1000] kW") * 1e3;
 
   const YAML::Node nvlink = f.child(node, "node", "nvlink");
   f.require_known_keys(nvlink, "node.nvlink", {"generation", "bandwidth_GBps", "latency_us", "sharp"});

@@ -24,6 +24,9 @@ struct NodeSpec {
   // Default: Gen3 x16 at the 12 GB/s NCCL counts on (src/graph/topo.h PCI_BW), 1 us a traversal.
   double pcie_bw_Bps = 12e9;
   double pcie_latency_s = 1e-6;
+  // The whole node's maximum power from its datasheet (GPUs, CPUs, NICs, NVSwitches, fans), W;
+  // 0 when the file does not say (energy is then the GPUs' alone).
+  double power_w = 0;
   bool operator==(const NodeSpec&) const = default;
 };
 
