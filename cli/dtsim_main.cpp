@@ -24,6 +24,7 @@
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
 #include "command_line_errors.hpp"
+#include "error_band.hpp"
 #include "compare_command.hpp"
 #include "flag_values.hpp"
 #include "goodput_command.hpp"
@@ -143,8 +144,10 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   nlohmann::json json = report_to_json(report);
   if (length) {
     const TrainingCost cost = training_cost(report, length->first, length->second);
-    std::cout << format_training_cost(cost);
+    const ErrorBand band = error_band(scenario, kSourceDir / "validation", kSourceDir / "topologies");
+    std::cout << format_training_cost(cost, band);
     json["training_cost"] = training_cost_to_json(cost);
+    json["training_cost"]["error_band"] = error_band_to_json(band);
   }
   if (flags.network) {
     const NetworkReport network = network_report(resolved, result, options);

@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "device_spec.hpp"
+#include "error_band.hpp"
 #include "flag_values.hpp"
 #include "input_error.hpp"
 #include "input_file.hpp"
@@ -21,7 +23,8 @@ namespace dtsim {
 
 namespace {
 
-const std::filesystem::path kTopologiesDir = std::filesystem::path(DTSIM_SOURCE_DIR) / "topologies";
+const std::filesystem::path kSourceDir = DTSIM_SOURCE_DIR;
+const std::filesystem::path kTopologiesDir = kSourceDir / "topologies";
 
 // Layouts simulated in full after the analytic ranking: each is a whole simulation.
 constexpr int kMaxFinalists = 100;
@@ -64,7 +67,8 @@ TrainingCost row_cost(const PlanResult& r, const PlanRow& row, double tokens, co
   return training_cost(report, tokens, inputs);
 }
 
-void print_plan(std::ostream& out, const PlanResult& r, int top, const std::optional<std::pair<double, CostInputs>>& length) {
+void print_plan(std::ostream& out, const PlanResult& r, int top, const std::optional<std::pair<double, CostInputs>>& length,
+                const std::map<int, ErrorBand>& bands) {
   const Scenario& s = r.base;
   out << fmt::format("model        {} ({} layers, hidden {}, {} heads, seq {}), global batch {}, {}\n", s.model.name,
                      s.model.layers, s.model.hidden, s.model.heads, s.model.seq_len, s.training.global_batch,
@@ -95,6 +99,13 @@ void print_plan(std::ostream& out, const PlanResult& r, int top, const std::opti
     size_t end = i;
     while (end < r.rows.size() && r.rows[end].gpus == gpus) ++end;
     out << fmt::format("\n{} GPUs ({} nodes): {} layouts fit\n", gpus, gpus / s.cluster.topology.node.gpus, end - i);
+    if (const auto band = bands.find(gpus); band != bands.end() && length) {
+      const TrainingCost best = row_cost(r, r.rows[i], length->first, length->second);
+      out << (band->second.runs > 0
+                  ? fmt::format("evidence     rank 1: {:.1f} to {:.1f} days: {}\n", band->second.low * best.time_s / 86400,
+                                band->second.high * best.time_s / 86400, band->second.describe())
+                  : "evidence     " + band->second.describe() + "\n");
+    }
     out << fmt::format("{:>4} {:>3} {:>3} {:>3} {:>3} {:>5} {:>3} {:>3}  {:<16} {:<9} {:>4} {:>7} {:>9} {:>4} {:>10} "
                        "{:>6}",
                        "rank", "tp", "cp", "pp", "v", "dp", "ep", "mb", "schedule", "recompute", "zero", "mem GB",
@@ -179,13 +190,22 @@ int run_plan_command(const PlanOptions& options) {
     for (int gpus : request.gpu_counts)
       check_output_path("--write-scenario", scenario_file_for(options.write_scenario, gpus, several).string());
   const PlanResult result = plan_layouts(request);
-  print_plan(std::cout, result, top, length);
+  std::map<int, ErrorBand> bands;  // per GPU count, for its best layout, where a training length is given
+  if (length)
+    for (size_t i = 0; i < result.rows.size(); ++i)
+      if (result.rank_in_count(i) == 1)
+        bands[result.rows[i].gpus] =
+            error_band(result.scenario_of(result.rows[i]), kSourceDir / "validation", kTopologiesDir);
+  print_plan(std::cout, result, top, length, bands);
   if (!options.json_file.empty()) {
     nlohmann::json json = plan_to_json(result);
     if (length)
-      for (size_t i = 0; i < result.rows.size(); ++i)
+      for (size_t i = 0; i < result.rows.size(); ++i) {
         json["rows"][i]["training_cost"] =
             training_cost_to_json(row_cost(result, result.rows[i], length->first, length->second));
+        if (result.rank_in_count(i) == 1)
+          json["rows"][i]["training_cost"]["error_band"] = error_band_to_json(bands.at(result.rows[i].gpus));
+      }
     write_output_file("--json", options.json_file, json.dump(2) + "\n");
     std::cout << fmt::format("{} layouts written to {}\n", result.rows.size(), options.json_file);
   }

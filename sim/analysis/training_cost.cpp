@@ -50,6 +50,17 @@ std::string format_training_cost(const TrainingCost& c) {
   return out;
 }
 
+std::string format_training_cost(const TrainingCost& c, const ErrorBand& band) {
+  std::string out = format_training_cost(c);
+  if (out.empty()) return out;
+  if (band.runs > 0)
+    out += fmt::format("evidence          {:.1f} to {:.1f} days: {}\n",
+                       band.low * c.time_s / 86400, band.high * c.time_s / 86400, band.describe());
+  else
+    out += "evidence          " + band.describe() + "\n";
+  return out;
+}
+
 nlohmann::json training_cost_to_json(const TrainingCost& c) {
   return {{"amount", c.amount},
           {"unit", c.unit},

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "error_band.hpp"
 #include "report.hpp"
 #include "scenario.hpp"  // usual_training_amount
 
@@ -49,7 +50,9 @@ inline TrainingCost training_cost(const Report& r, double amount, double usd_per
 std::string with_thousands(double value);
 
 // "to train ... days, GPU-hours, $, MWh" lines of `dtsim run` and `goodput`, and the same as JSON.
+// With an error band (error_band.hpp), the days it spans and the evidence, in a line of their own.
 std::string format_training_cost(const TrainingCost& c);
+std::string format_training_cost(const TrainingCost& c, const ErrorBand& band);
 nlohmann::json training_cost_to_json(const TrainingCost& c);
 
 }  // namespace dtsim

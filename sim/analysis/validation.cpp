@@ -270,6 +270,43 @@ std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_
   return read_runs(f, f.load(), topologies_dir);
 }
 
+ValidationRow validate_run(const PublishedRun& run, bool fold_replicas) {
+  SimulationOptions options;
+  options.fold_replicas = fold_replicas;
+  // Resolved once (the calibration file read once), for the simulation and the kernel classes.
+  const ResolvedScenario resolved = resolve_scenario(run.scenario);
+  const SimulationResult sim = simulate(resolved, options);
+  const double iteration_s = sim.engine.iteration_s;
+  const Scenario& s = run.scenario;
+  const MemoryBreakdown memory = peak_memory_per_gpu(s);
+  const double predicted =
+      run.metric == "iteration_time_s" ? iteration_s
+      : run.metric == "tflops_per_gpu"
+          ? sc21_flops_per_iteration(s.model, s.training.global_batch) / iteration_s / s.gpu_count() / 1e12
+          : s.training.global_batch / iteration_s;  // images or sequences per second
+  // Predicted slower: a longer iteration, or fewer TFLOP/s, images or sequences per second.
+  const double slower = run.metric == "iteration_time_s" ? predicted - run.measured : run.measured - predicted;
+  return {.id = run.scenario.name,
+          .source = publication(run.source),
+          .gpu = run.scenario.cluster.gpu,
+          .metric = run.metric,
+          .measured = run.measured,
+          .predicted = predicted,
+          .relative_error = std::abs(predicted - run.measured) / run.measured,
+          .signed_error = slower / run.measured,
+          .not_modelled = run.not_modelled,
+          .setup = setup_of(s),
+          .framework = to_string(s.training.framework),
+          .measured_classes = run.measured_classes,
+          .predicted_classes = iteration_kernel_classes(s, resolved.compute),
+          .measured_peak_bytes = run.measured_peak_bytes,
+          .predicted_peak_bytes = memory.total_bytes - memory.fragmentation_bytes};
+}
+
+double ValidationRow::measured_step_over_predicted() const {
+  return metric == "iteration_time_s" ? measured / predicted : predicted / measured;
+}
+
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
                                           const std::filesystem::path& topologies_dir, bool fold_replicas) {
   const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
@@ -281,36 +318,7 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
       summary.skipped.push_back(run.scenario.name + ": " + run.skipped);
       continue;
     }
-    SimulationOptions options;
-    options.fold_replicas = fold_replicas;
-    // Resolved once (the calibration file read once), for the simulation and the kernel classes.
-    const ResolvedScenario resolved = resolve_scenario(run.scenario);
-    const SimulationResult sim = simulate(resolved, options);
-    const double iteration_s = sim.engine.iteration_s;
-    const Scenario& s = run.scenario;
-    const MemoryBreakdown memory = peak_memory_per_gpu(s);
-    const double predicted =
-        run.metric == "iteration_time_s" ? iteration_s
-        : run.metric == "tflops_per_gpu"
-            ? sc21_flops_per_iteration(s.model, s.training.global_batch) / iteration_s / s.gpu_count() / 1e12
-            : s.training.global_batch / iteration_s;  // images or sequences per second
-    // Predicted slower: a longer iteration, or fewer TFLOP/s, images or sequences per second.
-    const double slower = run.metric == "iteration_time_s" ? predicted - run.measured : run.measured - predicted;
-    const ValidationRow row{.id = run.scenario.name,
-                            .source = publication(run.source),
-                            .gpu = run.scenario.cluster.gpu,
-                            .metric = run.metric,
-                            .measured = run.measured,
-                            .predicted = predicted,
-                            .relative_error = std::abs(predicted - run.measured) / run.measured,
-                            .signed_error = slower / run.measured,
-                            .not_modelled = run.not_modelled,
-                            .setup = setup_of(s),
-                            .framework = to_string(s.training.framework),
-                            .measured_classes = run.measured_classes,
-                            .predicted_classes = iteration_kernel_classes(s, resolved.compute),
-                            .measured_peak_bytes = run.measured_peak_bytes,
-                            .predicted_peak_bytes = memory.total_bytes - memory.fragmentation_bytes};
+    const ValidationRow row = validate_run(run, fold_replicas);
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }

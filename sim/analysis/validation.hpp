@@ -33,6 +33,10 @@ struct ValidationRow {
   std::optional<KernelClassTimes> measured_classes;
   KernelClassTimes predicted_classes;
   double measured_peak_bytes = 0, predicted_peak_bytes = 0;
+
+  // The measured step time over the predicted one (from the iteration time, or the inverse of a
+  // throughput): 1.2 = the run took 20% longer than predicted.
+  double measured_step_over_predicted() const;
 };
 
 // Two runs of one setup, as published and as predicted: the step time of `second` against
@@ -107,6 +111,9 @@ void read_measured_extras(const YamlFields& f, const YAML::Node& measured, const
 // Every run of the file, read and checked before any is simulated; bad input throws InputError.
 std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_file,
                                               const std::filesystem::path& topologies_dir);
+
+// One run simulated and compared with its measurement (a run that is not skipped).
+ValidationRow validate_run(const PublishedRun& run, bool fold_replicas = true);
 
 // fold_replicas: SimulationOptions::fold_replicas (false: every GPU simulated, `--no-fold`).
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
