@@ -16,6 +16,7 @@
 #include "reliability_config.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "training_cost.hpp"
 
 namespace dtsim {
 
@@ -101,8 +102,15 @@ void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, do
                      g.recovery.replicas_per_node_failure);
 }
 
+// The cluster's GPUs, price and facility power: what a run's wall-clock time costs.
+struct ClusterCost {
+  int gpus = 0;
+  CostInputs inputs;
+  double facility_power_w = 0;
+};
+
 void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vector<StrategyResult>& results, int runs,
-                       uint64_t seed) {
+                       uint64_t seed, const ClusterCost& cost) {
   out << fmt::format("\nMonte Carlo  {} runs, seed {}, checkpoint every {:.0f} s of training\n", runs, seed, g.interval_s);
   std::string header = fmt::format("  {:<24}", "");
   for (const StrategyResult& r : results) header += fmt::format(" {:>16}", to_string(r.strategy));
@@ -130,6 +138,19 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
   row("restarting h", [&](const M& m) { return h(m.mean_restart_s); }, h(closed.recovery_s));
   row("waiting h", [&](const M& m) { return h(m.mean_wait_s); }, h(0));
   row("computing h", [&](const M& m) { return h(m.mean_compute_s); }, h(closed.compute_s));
+  // The cluster is held the whole wall-clock time, and draws its power throughout (idle GPUs draw
+  // less: an upper bound on the energy).
+  const auto gpu_hours = [&](double wall_s) { return wall_s / kHour_s * cost.gpus; };
+  row("GPU-hours, mean", [&](const M& m) { return with_thousands(gpu_hours(m.mean_wall_s)); },
+      with_thousands(gpu_hours(closed_wall)));
+  row(fmt::format("cost $ at ${:.2f}/GPU-h", cost.inputs.usd_per_gpu_hour),
+      [&](const M& m) { return with_thousands(gpu_hours(m.mean_wall_s) * cost.inputs.usd_per_gpu_hour); },
+      with_thousands(gpu_hours(closed_wall) * cost.inputs.usd_per_gpu_hour));
+  row(fmt::format("energy MWh, PUE {:g}", cost.inputs.pue),
+      [&](const M& m) { return fmt::format("{:.0f}", cost.facility_power_w * m.mean_wall_s / 3.6e9); },
+      fmt::format("{:.0f}", cost.facility_power_w * closed_wall / 3.6e9));
+  row("of which lost %", [&](const M& m) { return percent(1 - m.mean_compute_s / m.mean_wall_s); },
+      percent(1 - closed.compute_s / closed_wall));
   for (const StrategyResult& r : results)
     if (r.mc.unfinished > 0)
       out << fmt::format("  {}: {} of {} runs stopped unfinished (past 100 x the failure-free time or a million failures)"
@@ -137,7 +158,9 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
                          to_string(r.strategy), r.mc.unfinished, r.mc.runs,
                          r.mc.runs == 1 ? "; the first run did, so the others were not run" : "");
   out << "  * closed form: every failure costs the time since the last checkpoint plus R, failures during R\n"
-         "    restart it (unlimited spares swapped in at no cost); mean wall = W / goodput\n";
+         "    restart it (unlimited spares swapped in at no cost); mean wall = W / goodput\n"
+         "  GPU-hours, cost and energy: the cluster held and powered for the whole wall-clock time; lost: the share of\n"
+         "    it not computing (checkpoints, lost work, restarts, waiting)\n";
 }
 
 void print_sweep(std::ostream& out, const GoodputSetup& g, const IntervalSweep& sweep, RecoveryStrategy strategy,
@@ -244,6 +267,8 @@ GoodputOptions& add_goodput_options(CLI::App& command, const std::string& defaul
   command.add_option("--strategy", o.strategy, "wait_for_repair | spare_nodes | elastic | all (default all)");
   command.add_option("--sweep-points", o.sweep_points, "checkpoint intervals in the sweep (default 17; 0: no sweep)");
   command.add_option("--json", o.json_file, "also write the figures as JSON to this file");
+  command.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour, "price of a GPU-hour, for the cost rows (default 2.00)");
+  command.add_option("--pue", o.pue, "the facility's power usage effectiveness, for the energy rows (default 1.3)");
   return o;
 }
 
@@ -276,10 +301,24 @@ int run_goodput_command(const GoodputOptions& options) {
     recovery.strategy = strategy;
     results.push_back({strategy, monte_carlo(setup.problem, recovery, setup.interval_s, runs, seed)});
   }
-  print_monte_carlo(std::cout, setup, results, runs, seed);
+  ClusterCost cost{.gpus = scenario.gpu_count(), .inputs = {}, .facility_power_w = 0};
+  if (!options.usd_per_gpu_hour.empty())
+    cost.inputs.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", options.usd_per_gpu_hour, 0, 1e6);
+  if (!options.pue.empty())
+    cost.inputs.pue = number_flag("--pue", options.pue, 1, 10, "a power usage effectiveness in [1, 10]");
+  cost.facility_power_w = cluster_power_w(scenario) * cost.inputs.pue;
+  print_monte_carlo(std::cout, setup, results, runs, seed, cost);
 
   json out = {{"setup", setup_json(scenario, setup)}, {"seed", seed}, {"monte_carlo", json::object()}};
-  for (const StrategyResult& r : results) out["monte_carlo"][to_string(r.strategy)] = monte_carlo_json(r.mc);
+  for (const StrategyResult& r : results) {
+    json& j = out["monte_carlo"][to_string(r.strategy)] = monte_carlo_json(r.mc);
+    const double gpu_hours = r.mc.mean_wall_s / kHour_s * cost.gpus;
+    j["gpu_hours"] = gpu_hours;
+    j["cost_usd"] = gpu_hours * cost.inputs.usd_per_gpu_hour;
+    j["energy_mwh"] = cost.facility_power_w * r.mc.mean_wall_s / 3.6e9;
+  }
+  out["cost_inputs"] = {{"usd_per_gpu_hour", cost.inputs.usd_per_gpu_hour}, {"pue", cost.inputs.pue},
+                        {"facility_power_w", cost.facility_power_w}};
 
   // The sweep: the one strategy asked for, else the scenario's; a log grid over 1/8 to 8 times
   // the closed-form optimum (pointless without failures).

@@ -20,6 +20,7 @@ struct GoodputOptions {
   std::string strategy = "all";          // wait_for_repair | spare_nodes | elastic | all
   std::string sweep_points = "17";       // intervals in the sweep; 0: no sweep
   std::string json_file;
+  std::string usd_per_gpu_hour, pue;     // empty: training_cost.hpp's defaults
 };
 
 // Returns the options object the parsed flags are written into (owned by the command);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "goodput_model.hpp"
@@ -435,6 +437,26 @@ TEST(ReliabilityConfig, CommandPrintsTheComparison) {
     EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
   // The MTBF of the file: a GPU every 2000 h.
   EXPECT_NE(r.output.find("2000"), std::string::npos) << r.output;
+}
+
+// Goodput multiplies into GPU-hours, cost and energy: the cluster is held and powered for the
+// whole wall-clock time. 32 H100 on 4 DGX H100 (10.2 kW each) at PUE 1.3: 53.04 kW.
+TEST(ReliabilityConfig, WallClockTimeBecomesGpuHoursCostAndEnergy) {
+  test::ScratchDir dir;
+  const std::string json_file = (dir.path() / "g.json").string();
+  const test::CliResult r = test::run_dtsim("goodput " + reliability_file("gpt3-1.3b-4-h100.yaml").string() +
+                                            " --runs 40 --sweep-points 0 --usd-per-gpu-hour 3 --json " + json_file);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cost $ at $3.00/GPU-h"), std::string::npos) << r.output;
+  std::ifstream in(json_file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(j.at("cost_inputs").at("facility_power_w").get<double>(), 4 * 10200 * 1.3);
+  for (const auto& [strategy, mc] : j.at("monte_carlo").items()) {
+    const double wall_h = mc.at("mean_wall_s").get<double>() / 3600;
+    EXPECT_NEAR(mc.at("gpu_hours").get<double>(), wall_h * 32, 1e-6) << strategy;
+    EXPECT_NEAR(mc.at("cost_usd").get<double>(), wall_h * 32 * 3, 1e-6) << strategy;
+    EXPECT_NEAR(mc.at("energy_mwh").get<double>(), wall_h * 4 * 10200 * 1.3 / 1e6, 1e-9) << strategy;
+  }
 }
 
 }  // namespace

@@ -231,7 +231,10 @@ std::string format_report_text(const Report& r) {
                        *r.reference_compute_scale,
                        r.reference_gpus > 1 ? fmt::format("the step of {} GPUs of one node", r.reference_gpus)
                                             : std::string("one GPU's step"));
-  out += fmt::format("model TFLOP/s/GPU   {:.1f}  (hardware, with recompute: {:.1f})\n", r.model_tflops_per_gpu,
+  out += fmt::format("model TFLOP/s/GPU   {:.1f}  (the model's FLOPs: attention in full, no recompute; MFU's convention)\n",
+                     r.model_tflops_per_gpu);
+  out += fmt::format("hardware TFLOP/s/GPU {:.1f}  (what the GPUs compute: with recompute, without the masked half of "
+                     "causal attention a fused kernel skips)\n",
                      r.hardware_tflops_per_gpu);
   out += fmt::format("MFU                 {:.1f} %\n", 100 * r.mfu);
   out += "breakdown (mean over GPUs)\n";

@@ -5,20 +5,30 @@
 #include <algorithm>
 #include <cmath>
 
+#include "device_spec.hpp"
 #include "sweep.hpp"  // format_count
 
 namespace dtsim {
+
+double cluster_power_w(int gpus, int per_node, double board_w, double node_w) {
+  per_node = std::max(1, per_node);
+  const int nodes = (gpus + per_node - 1) / per_node;
+  return node_w > 0 ? nodes * std::max(node_w, per_node * board_w) : gpus * board_w;
+}
+
+double cluster_power_w(const Scenario& s) {
+  const DeviceSpec* device = find_device(s.cluster.gpu);
+  return cluster_power_w(s.gpu_count(), s.cluster.topology.node.gpus, device ? device->board_power_w : 0,
+                         s.cluster.topology.node.power_w);
+}
 
 TrainingCost training_cost(const Report& r, double amount, const CostInputs& inputs) {
   TrainingCost c;
   c.amount = amount;
   c.unit = r.throughput_unit();
   c.inputs = inputs;
-  const int per_node = std::max(1, r.gpus_per_node);
-  const int nodes = (r.gpus + per_node - 1) / per_node;
   c.node_power_known = r.node_power_w > 0;
-  c.it_power_w = c.node_power_known ? nodes * std::max(r.node_power_w, per_node * r.gpu_board_power_w)
-                                    : r.gpus * r.gpu_board_power_w;
+  c.it_power_w = cluster_power_w(r.gpus, r.gpus_per_node, r.gpu_board_power_w, r.node_power_w);
   c.facility_power_w = c.it_power_w * inputs.pue;
   if (r.throughput_per_s() <= 0) return c;
   c.time_s = amount / r.throughput_per_s();

@@ -40,6 +40,12 @@ struct TrainingCost {
   double energy_mwh = 0;        // facility_power_w over time_s
 };
 
+// The power of `gpus` GPUs of `board_w` each, `per_node` to a node: whole nodes at `node_w` where
+// it is known (> 0), else the GPUs alone.
+double cluster_power_w(int gpus, int per_node, double board_w, double node_w);
+// The same for a scenario's cluster.
+double cluster_power_w(const Scenario& s);
+
 // Zero time, cost and energy when the report has no throughput (an iteration that did not complete).
 TrainingCost training_cost(const Report& r, double amount, const CostInputs& inputs = {});
 inline TrainingCost training_cost(const Report& r, double amount, double usd_per_gpu_hour) {
