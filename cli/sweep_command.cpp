@@ -14,6 +14,7 @@
 #include "planner.hpp"
 #include "scenario_loader.hpp"
 #include "sweep.hpp"
+#include "training_cost.hpp"
 
 #ifdef DTSIM_WITH_PLOT
 #include "line_chart.hpp"
@@ -114,8 +115,8 @@ plot::LineChart chart_of(const SweepResult& r, PlotSize size) {
   plot::LineChart c;
   c.width_px = size.width_px;
   c.height_px = size.height_px;
-  c.title = r.gpu_sweep ? fmt::format("{}: scaling over GPU count", r.scenario)
-                        : fmt::format("{}: sweep of {}", r.scenario, r.swept);
+  const std::string what = r.what.empty() ? r.scenario : r.what;
+  c.title = r.gpu_sweep ? fmt::format("{}: scaling over GPU count", what) : fmt::format("{}: sweep of {}", what, r.swept);
   const std::optional<std::vector<double>> xs = numeric_values(r.points);
   if (r.gpu_sweep || (xs && powers_of_two(*xs))) {
     c.x_scale = plot::XScale::log2;
@@ -124,18 +125,34 @@ plot::LineChart chart_of(const SweepResult& r, PlotSize size) {
   }
   if (xs) c.x = *xs;
   c.x_label = (r.gpu_sweep ? std::string("GPUs") : r.swept) + (c.x_scale == plot::XScale::log2 ? " (log2 scale)" : "");
-  plot::Panel throughput{"Throughput", r.unit + "s/s", {}};
+  plot::Panel throughput{"Throughput (log scale)", r.unit + "s/s", {}};
+  throughput.log_y = true;
+  plot::Panel efficiency{"Scaling efficiency (throughput per GPU against the first point)", "%", {}};
   plot::Panel mfu{"Model FLOPs utilisation", "MFU %", {}};
   plot::Panel days{"Time to train " + format_count(r.amount) + " " + r.unit + "s", "days", {}};
+  plot::Panel gpu_hours{fmt::format("GPU-hours to train (x ${:.2f} = cost)", kDefaultUsdPerGpuHour), "GPU-hours", {}};
   const double none = std::numeric_limits<double>::quiet_NaN();
+  const SweepPoint* first = r.reference ? &r.points[*r.reference] : nullptr;
   for (const SweepPoint& p : r.points) {
     c.x_labels.push_back(p.value);
     c.x_notes.push_back(p.simulated() ? "" : p.status == SweepStatus::out_of_memory ? "out of memory" : to_string(p.status));
     throughput.y.push_back(p.simulated() && p.unit == r.unit ? p.throughput_per_s : none);
+    // Ideal scaling: the first point's throughput per GPU at every GPU count.
+    if (r.gpu_sweep && first)
+      throughput.reference.push_back(p.gpus > 0 ? first->throughput_per_s / first->gpus * p.gpus : none);
+    efficiency.y.push_back(p.has_scaling() ? 100 * p.scaling_efficiency : none);
     mfu.y.push_back(p.simulated() ? 100 * p.mfu : none);
     days.y.push_back(p.has_time_to_train() ? p.time_to_train_s / 86400 : none);
+    gpu_hours.y.push_back(p.has_time_to_train() ? p.gpu_hours : none);
   }
-  c.panels = {throughput, mfu, days};
+  if (!throughput.reference.empty()) throughput.reference_label = "ideal scaling";
+  if (r.gpu_sweep) {
+    efficiency.reference.assign(r.points.size(), 100);
+    efficiency.reference_label = "100%";
+    c.panels = {throughput, efficiency, mfu, days, gpu_hours};
+  } else {
+    c.panels = {throughput, mfu, days, gpu_hours};
+  }
   return c;
 }
 
@@ -168,7 +185,7 @@ SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_sc
   command.add_option("--json", o.json_file, "write the sweep as JSON to this file");
   command.add_option("--png", o.png_file, "draw throughput, MFU and time to train to this PNG (needs Qt 6)");
   command.add_option("--svg", o.svg_file, "draw the same chart to this SVG (needs Qt 6)");
-  command.add_option("--plot-size", o.plot_size, "chart size WIDTHxHEIGHT in pixels (default 1000x1100)");
+  command.add_option("--plot-size", o.plot_size, "chart size WIDTHxHEIGHT in pixels (default 1000x1500)");
   return o;
 }
 

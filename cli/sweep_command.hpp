@@ -17,7 +17,7 @@ struct SweepOptions {
   std::string tokens;     // a transformer's training length; empty: 300e9 (usual_training_amount)
   std::string samples;    // a layer model's, in its images, sequences or records; empty: the usual
   std::string csv_file, json_file, png_file, svg_file;
-  std::string plot_size = "1000x1100";  // WIDTHxHEIGHT in pixels, for --png and --svg
+  std::string plot_size = "1000x1500";  // WIDTHxHEIGHT in pixels, for --png and --svg
 };
 
 // Returns the options object the parsed flags are written into (owned by the command).

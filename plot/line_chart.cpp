@@ -62,8 +62,11 @@ void check(const LineChart& c) {
   const size_t n = c.x_labels.size();
   if (c.x_scale != XScale::categorical && c.x.size() != n) fail("x and x_labels differ in length");
   if (!c.x_notes.empty() && c.x_notes.size() != n) fail("x_notes and x_labels differ in length");
-  for (const Panel& p : c.panels)
+  for (const Panel& p : c.panels) {
     if (p.y.size() != n) fail("panel '" + p.title + "' has a y count different from the x count");
+    if (!p.reference.empty() && p.reference.size() != n)
+      fail("panel '" + p.title + "' has a reference count different from the x count");
+  }
   if (c.x_scale == XScale::log2)
     for (double x : c.x)
       if (!(x > 0)) fail("x must be positive on a log2 scale");
@@ -88,13 +91,72 @@ double nice_step(double max, int intervals) {
   return 10 * magnitude;
 }
 
-// 1.5M, 250k, 0.25, 40: six significant digits at most, SI prefix from ten thousand up.
+// 1.5M, 250k, 5M (not 5000k), 0.25, 40: an SI prefix from a thousand up, four significant digits.
 QString tick_text(double v) {
   const double a = std::abs(v);
-  if (a >= 1e10) return QString::number(v / 1e9, 'g', 6) + "G";
-  if (a >= 1e7) return QString::number(v / 1e6, 'g', 6) + "M";
-  if (a >= 1e4) return QString::number(v / 1e3, 'g', 6) + "k";
-  return QString::number(v, 'g', 6);
+  if (a >= 1e12) return QString::number(v / 1e12, 'g', 4) + "T";
+  if (a >= 1e9) return QString::number(v / 1e9, 'g', 4) + "G";
+  if (a >= 1e6) return QString::number(v / 1e6, 'g', 4) + "M";
+  if (a >= 1e3) return QString::number(v / 1e3, 'g', 4) + "k";
+  return QString::number(v, 'g', 4);
+}
+
+// The panel's y axis: where a value goes, and the values to mark.
+struct YAxis {
+  bool log = false;
+  double low = 0, high = 1;  // linear: the range; log: log10 of it
+  std::vector<double> ticks;
+  double fraction(double y) const { return log ? (std::log10(y) - low) / (high - low) : (y - low) / (high - low); }
+};
+
+YAxis y_axis(const Panel& panel) {
+  YAxis a;
+  a.log = panel.log_y;
+  std::vector<double> values = panel.y;
+  values.insert(values.end(), panel.reference.begin(), panel.reference.end());
+  if (a.log) {
+    double lo = 0, hi = 0;
+    for (double y : values)
+      if (std::isfinite(y) && y > 0) {
+        lo = lo > 0 ? std::min(lo, y) : y;
+        hi = std::max(hi, y);
+      }
+    if (!(lo > 0)) lo = 1, hi = 10;
+    a.low = std::floor(std::log10(lo));
+    a.high = std::max(a.low + 1, std::ceil(std::log10(hi)));
+    for (double decade = a.low; decade <= a.high; ++decade)
+      for (double m : {1.0, 2.0, 5.0})
+        if (decade + std::log10(m) <= a.high + 1e-9) a.ticks.push_back(m * std::pow(10.0, decade));
+    return a;
+  }
+  double y_max = 0;
+  for (double y : values)
+    if (std::isfinite(y)) y_max = std::max(y_max, y);
+  if (!(y_max > 0)) y_max = 1;
+  const double step = nice_step(y_max, kYIntervals);
+  const int intervals = int(std::ceil(y_max / step - 1e-9));
+  a.high = intervals * step;
+  for (int i = 0; i <= intervals; ++i) a.ticks.push_back(i * step);
+  return a;
+}
+
+bool drawable(const YAxis& a, double y) { return std::isfinite(y) && (!a.log || y > 0); }
+
+// A series' path through the points it has (broken where one is missing).
+QPainterPath series_path(const std::vector<double>& xs, const std::vector<double>& ys, const YAxis& axis,
+                         const QRectF& plot) {
+  QPainterPath path;
+  bool pen_down = false;
+  for (size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+    if (!drawable(axis, ys[i])) {
+      pen_down = false;
+      continue;
+    }
+    const QPointF point(xs[i], plot.bottom() - axis.fraction(ys[i]) * plot.height());
+    if (pen_down) path.lineTo(point); else path.moveTo(point);
+    pen_down = true;
+  }
+  return path;
 }
 
 // Horizontal pixel of each point.
@@ -124,22 +186,16 @@ void draw_panel(QPainter& p, const LineChart& c, const Panel& panel, const QRect
   p.drawText(QRectF(plot.left(), plot.top() - kPanelTitleHeight, plot.width(), kPanelTitleHeight - 6),
              Qt::AlignLeft | Qt::AlignBottom, text(panel.title));
 
-  // y axis: 0 to a round maximum above the largest value.
-  double y_max = 0;
-  for (double y : panel.y)
-    if (std::isfinite(y)) y_max = std::max(y_max, y);
-  if (!(y_max > 0)) y_max = 1;
-  const double step = nice_step(y_max, kYIntervals);
-  const int intervals = int(std::ceil(y_max / step - 1e-9));
-  y_max = intervals * step;
-  auto y_pixel = [&](double y) { return plot.bottom() - y / y_max * plot.height(); };
+  // y axis: 0 to a round maximum above the largest value, or whole decades on a log axis.
+  const YAxis y_scale = y_axis(panel);
+  auto y_pixel = [&](double y) { return plot.bottom() - y_scale.fraction(y) * plot.height(); };
   p.setFont(font(12));
-  for (int i = 0; i <= intervals; ++i) {
-    const double y = y_pixel(i * step);
+  for (double tick : y_scale.ticks) {
+    const double y = y_pixel(tick);
     p.setPen(QPen(grid, 1));
     p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     p.setPen(axis);
-    p.drawText(QRectF(plot.left() - 70, y - 9, 62, 18), Qt::AlignRight | Qt::AlignVCenter, tick_text(i * step));
+    p.drawText(QRectF(plot.left() - 70, y - 9, 62, 18), Qt::AlignRight | Qt::AlignVCenter, tick_text(tick));
   }
   p.save();
   p.translate(16, plot.center().y());
@@ -168,31 +224,30 @@ void draw_panel(QPainter& p, const LineChart& c, const Panel& panel, const QRect
   p.setPen(QColor("#808080"));
   p.setFont(font(11));
   for (size_t i = 0; i < xs.size() && i < c.x_notes.size(); ++i)
-    if (!std::isfinite(panel.y[i]) && !c.x_notes[i].empty())
+    if (!drawable(y_scale, panel.y[i]) && !c.x_notes[i].empty())
       p.drawText(QRectF(xs[i] - 60, plot.bottom() - 22, 120, 18), Qt::AlignCenter, text(c.x_notes[i]));
   p.setPen(QPen(axis, 1.5));
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
   p.drawLine(plot.bottomLeft(), plot.topLeft());
 
-  // The series: one path (broken where a point is missing), and a dot at every point.
-  QPainterPath path;
-  bool pen_down = false;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if (!std::isfinite(panel.y[i])) {
-      pen_down = false;
-      continue;
-    }
-    const QPointF point(xs[i], y_pixel(panel.y[i]));
-    if (pen_down) path.lineTo(point); else path.moveTo(point);
-    pen_down = true;
+  // The reference (dashed, grey, named top right), then the series: one path (broken where a point
+  // is missing), and a dot at every point.
+  if (!panel.reference.empty()) {
+    const QColor reference("#808080");
+    p.setPen(QPen(reference, 1.5, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(series_path(xs, panel.reference, y_scale, plot));
+    p.setFont(font(12));
+    p.drawText(QRectF(plot.left(), plot.top() - kPanelTitleHeight, plot.width(), kPanelTitleHeight - 6),
+               Qt::AlignRight | Qt::AlignBottom, "- - " + text(panel.reference_label));
   }
   p.setPen(QPen(color, 2.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
   p.setBrush(Qt::NoBrush);
-  p.drawPath(path);
+  p.drawPath(series_path(xs, panel.y, y_scale, plot));
   p.setPen(QPen(color, 1));
   p.setBrush(color);
   for (size_t i = 0; i < xs.size(); ++i)
-    if (std::isfinite(panel.y[i])) p.drawEllipse(QPointF(xs[i], y_pixel(panel.y[i])), 4.5, 4.5);
+    if (drawable(y_scale, panel.y[i])) p.drawEllipse(QPointF(xs[i], y_pixel(panel.y[i])), 4.5, 4.5);
   p.setBrush(Qt::NoBrush);
 }
 

@@ -19,6 +19,12 @@ struct Panel {
   std::string title;      // above the panel, e.g. "Throughput"
   std::string y_label;    // beside the y axis, with the unit, e.g. "tokens/s"
   std::vector<double> y;  // one per x; NaN where there is no point (the line breaks there)
+  // A logarithmic y axis (decades, ticks at 1, 2, 5 x 10^k); values <= 0 are left out.
+  bool log_y = false;
+  // Optional, one per x (or empty): a dashed grey line to read the series against (e.g. ideal
+  // scaling), named in the panel's top right corner.
+  std::vector<double> reference;
+  std::string reference_label;
 };
 
 struct LineChart {

@@ -304,11 +304,16 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("viewBox=\"0 0 640 720\""), std::string::npos);
-  // One path per series (throughput, MFU, time to train): axes and grid are lines, points circles.
-  EXPECT_EQ(count_of(svg, "<path"), 3u) << svg.substr(0, 2000);
-  EXPECT_EQ(count_of(svg, "<circle"), 3u * 2);  // a dot per point and series
-  EXPECT_NE(svg.find("Throughput"), std::string::npos);
-  EXPECT_NE(svg.find("tokens/s"), std::string::npos);
+  // One path per series (throughput, scaling efficiency, MFU, time to train, GPU-hours) and per
+  // reference line (ideal scaling, 100%): axes and grid are lines, points circles.
+  EXPECT_EQ(count_of(svg, "<path"), 5u + 2u) << svg.substr(0, 2000);
+  EXPECT_EQ(count_of(svg, "<circle"), 5u * 2);  // a dot per point and series
+  for (const char* text : {"Throughput (log scale)", "tokens/s", "ideal scaling", "Scaling efficiency", "GPU-hours",
+                           "on h100-sxm, dgx-h100-ndr-fattree: scaling over GPU count"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text;
+  // SI tick labels: millions of tokens/s read 1M, 2M, 5M, never 2000k.
+  EXPECT_NE(svg.find(">1M<"), std::string::npos) << svg.substr(0, 3000);
+  EXPECT_EQ(svg.find("000k"), std::string::npos);
 #else
   (void)big_endian_u32;
   (void)count_of;

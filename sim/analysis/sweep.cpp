@@ -135,7 +135,10 @@ void fill_from_report(SweepPoint& p, const Report& rep, const SweepResult& resul
   p.throughput_per_s = rep.throughput_per_s();
   p.model_tflops_per_gpu = rep.model_tflops_per_gpu;
   p.mfu = rep.mfu;
-  if (p.unit == result.unit) p.time_to_train_s = result.amount / p.throughput_per_s;
+  if (p.unit == result.unit) {
+    p.time_to_train_s = result.amount / p.throughput_per_s;
+    p.gpu_hours = p.time_to_train_s * p.gpus / 3600;
+  }
 }
 
 // Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
@@ -219,6 +222,8 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   }
   result.scenario = base ? base->name : request.scenario_file.stem().string();
   if (base) {
+    result.what = fmt::format("{} on {}, {}", base->layer_model ? base->name : base->model.name, base->cluster.gpu,
+                              base->cluster.topology.name);
     result.global_batch = base->training.global_batch;
     result.unit = base->throughput_unit();
     if (!base->layer_model) result.seq_len = base->model.seq_len;

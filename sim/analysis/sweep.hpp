@@ -81,6 +81,7 @@ struct SweepPoint {
   // (throughput_per_s / gpus) / the same of the reference point (the first simulated one); 0 for a
   // point counting in another unit than the reference.
   double scaling_efficiency = 0;
+  double gpu_hours = 0;  // time_to_train_s x gpus / 3600 (0 without a time to train)
 
   bool simulated() const { return status == SweepStatus::simulated; }
   bool has_time_to_train() const { return simulated() && time_to_train_s > 0; }
@@ -89,6 +90,7 @@ struct SweepPoint {
 
 struct SweepResult {
   std::string scenario;                // name in the file
+  std::string what;                    // "gpt3-175b on a100-80gb-sxm, dgx-a100-hdr-fattree": model, GPU, fabric
   std::filesystem::path scenario_file;
   bool gpu_sweep = false;
   std::string swept;                   // "gpus" or the field path
