@@ -211,7 +211,7 @@ void expect_csv_matches_json(const std::string& csv, const nlohmann::json& json,
   const std::vector<std::string> header = csv_fields(lines[0]);
   EXPECT_EQ(lines[0], "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s," + throughput_key +
                           ",model_tflops_per_gpu,mfu,memory_bytes,memory_capacity_bytes,fits,time_to_train_s,"
-                          "scaling_efficiency,error");
+                          "gpu_hours,cost_usd,energy_mwh,scaling_efficiency,error");
   for (size_t i = 1; i < lines.size(); ++i) {
     const std::vector<std::string> fields = csv_fields(lines[i]);
     ASSERT_EQ(fields.size(), header.size()) << lines[i];
@@ -237,6 +237,12 @@ TEST_F(Sweep, CsvHasOneLinePerPointWithTheJsonsNumbers) {
     EXPECT_EQ(json["points"][1]["iteration_s"].get<double>(), r->points[1].iteration_s);
     expect_csv_matches_json(sweep_to_csv(*r), json);
   }
+  // GPU-hours = time to train x GPUs / 3600, cost = $2.00 x GPU-hours (the default price).
+  for (const SweepPoint& p : gpu_sweep_->points)
+    if (p.has_time_to_train()) {
+      EXPECT_DOUBLE_EQ(p.gpu_hours, p.time_to_train_s * p.gpus / 3600);
+      EXPECT_DOUBLE_EQ(p.cost_usd, 2.0 * p.gpu_hours);
+    }
   // Error messages hold commas and quotes: quoted, and read back whole.
   const std::vector<std::string> lines = lines_of(sweep_to_csv(*tp_sweep_));
   EXPECT_EQ(csv_fields(lines[4]).back(), tp_sweep_->points[3].error);

@@ -136,8 +136,11 @@ void fill_from_report(SweepPoint& p, const Report& rep, const SweepResult& resul
   p.model_tflops_per_gpu = rep.model_tflops_per_gpu;
   p.mfu = rep.mfu;
   if (p.unit == result.unit) {
-    p.time_to_train_s = result.amount / p.throughput_per_s;
-    p.gpu_hours = p.time_to_train_s * p.gpus / 3600;
+    const TrainingCost cost = training_cost(rep, result.amount);
+    p.time_to_train_s = cost.time_s;
+    p.gpu_hours = cost.gpu_hours;
+    p.cost_usd = cost.cost_usd;
+    p.energy_mwh = cost.energy_mwh;
   }
 }
 
@@ -331,20 +334,23 @@ std::string csv_field(const std::string& text) {
 
 std::string sweep_to_csv(const SweepResult& r) {
   std::string out = "value,gpus,nodes,tp,cp,pp,dp,status,iteration_s," + csv_field(throughput_heading(r)) +
-                    ",model_tflops_per_gpu,mfu,memory_bytes,memory_capacity_bytes,fits,time_to_train_s,"
-                    "scaling_efficiency,error\n";
+                    ",model_tflops_per_gpu,mfu,memory_bytes,memory_capacity_bytes,fits,time_to_train_s,gpu_hours,"
+                    "cost_usd,energy_mwh,scaling_efficiency,error\n";
   for (const SweepPoint& p : r.points) {
     auto when = [](bool known, const std::string& text) { return known ? text : std::string(); };
     const bool layout = has_layout(p), memory = has_memory(p), simulated = p.simulated();
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.value),
+    const bool trained = p.has_time_to_train();
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(p.value),
                        when(p.gpus > 0, std::to_string(p.gpus)), when(layout, std::to_string(p.nodes)),
                        when(layout, std::to_string(p.tp)), when(layout, std::to_string(p.cp)),
                        when(layout, std::to_string(p.pp)), when(layout, std::to_string(p.dp)), to_string(p.status),
                        when(simulated, number(p.iteration_s)), when(simulated, number(p.throughput_per_s)),
                        when(simulated, number(p.model_tflops_per_gpu)), when(simulated, number(p.mfu)),
                        when(memory, number(p.memory_bytes)), when(memory, number(p.memory_capacity_bytes)),
-                       when(memory, p.fits ? "true" : "false"), when(p.has_time_to_train(), number(p.time_to_train_s)),
-                       when(p.has_scaling(), number(p.scaling_efficiency)), csv_field(p.error));
+                       when(memory, p.fits ? "true" : "false"), when(trained, number(p.time_to_train_s)),
+                       when(trained, number(p.gpu_hours)), when(trained, number(p.cost_usd)),
+                       when(trained, number(p.energy_mwh)), when(p.has_scaling(), number(p.scaling_efficiency)),
+                       csv_field(p.error));
   }
   return out;
 }
@@ -374,6 +380,9 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
         {"memory_capacity_bytes", when(memory, p.memory_capacity_bytes)},
         {"fits", when(memory, p.fits)},
         {"time_to_train_s", when(p.has_time_to_train(), p.time_to_train_s)},
+        {"gpu_hours", when(p.has_time_to_train(), p.gpu_hours)},
+        {"cost_usd", when(p.has_time_to_train(), p.cost_usd)},
+        {"energy_mwh", when(p.has_time_to_train(), p.energy_mwh)},
         {"scaling_efficiency", when(p.has_scaling(), p.scaling_efficiency)},
         {"error", p.error},
     });
@@ -423,9 +432,10 @@ std::string format_sweep_table(const SweepResult& r) {
   size_t value_width = r.swept.size();
   for (const SweepPoint& p : r.points) value_width = std::max(value_width, p.value.size());
   const std::string value_header = r.gpu_sweep ? "" : fmt::format("{:>{}} ", r.swept, value_width);
-  out += value_header + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
+  out += value_header + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9} "
+                                    "{:>11} {:>13} {:>7}\n",
                                     "gpus", "nodes", "tp", "cp", "pp", "dp", "s/iter", r.unit + "s/s", "TFLOP/s", "MFU %",
-                                    "mem GB", "train days", "scaling %");
+                                    "mem GB", "train days", "scaling %", "GPU-hours", "cost $", "MWh");
   for (const SweepPoint& p : r.points) {
     const std::string value = r.gpu_sweep ? "" : fmt::format("{:>{}} ", p.value, value_width);
     auto i = [](bool known, int x) { return known ? std::to_string(x) : std::string("-"); };
@@ -433,21 +443,25 @@ std::string format_sweep_table(const SweepResult& r) {
       return known ? fmt::format("{:.{}f}", x, decimals) : std::string("-");
     };
     const bool layout = has_layout(p), simulated = p.simulated();
-    out += value + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9}\n",
+    out += value + fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9} {:>11} {:>8} {:>6} {:>7} {:>10} {:>9} "
+                               "{:>11} {:>13} {:>7}\n",
                                i(p.gpus > 0, p.gpus), i(layout, p.nodes), i(layout, p.tp), i(layout, p.cp),
                                i(layout, p.pp), i(layout, p.dp), d(simulated, p.iteration_s, 4),
                                d(simulated, p.throughput_per_s, throughput_decimals(p.unit)),
                                d(simulated, p.model_tflops_per_gpu, 1),
                                d(simulated, 100 * p.mfu, 1), d(has_memory(p), p.memory_bytes / 1e9, 1),
                                d(p.has_time_to_train(), p.time_to_train_s / 86400, 2),
-                               d(p.has_scaling(), 100 * p.scaling_efficiency, 1));
+                               d(p.has_scaling(), 100 * p.scaling_efficiency, 1),
+                               p.has_time_to_train() ? with_thousands(p.gpu_hours) : "-",
+                               p.has_time_to_train() ? with_thousands(p.cost_usd) : "-",
+                               d(p.has_time_to_train(), p.energy_mwh, 0));
     if (!p.simulated()) out += fmt::format("      {}: {}\n", to_string(p.status), p.error);
     if (p.simulated() && p.unit != r.unit) out += fmt::format("      counts {}s, not {}s\n", p.unit, r.unit);
   }
   out += fmt::format("(s/iter: seconds per iteration; TFLOP/s: model TFLOP/s per GPU; mem GB: peak per GPU, 1e9 bytes; "
                      "train days: the {}s at that throughput; scaling %: {}s/s per GPU relative to the first simulated "
-                     "point)\n",
-                     r.unit, r.unit);
+                     "point; cost at ${:.2f} per GPU-hour, MWh at PUE {:g}: docs/capacity-planning.md)\n",
+                     r.unit, r.unit, kDefaultUsdPerGpuHour, kDefaultPue);
   return out;
 }
 

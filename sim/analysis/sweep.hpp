@@ -81,7 +81,10 @@ struct SweepPoint {
   // (throughput_per_s / gpus) / the same of the reference point (the first simulated one); 0 for a
   // point counting in another unit than the reference.
   double scaling_efficiency = 0;
-  double gpu_hours = 0;  // time_to_train_s x gpus / 3600 (0 without a time to train)
+  // With a time to train (0 otherwise), at training_cost.hpp's default price and PUE:
+  double gpu_hours = 0;   // time_to_train_s x gpus / 3600
+  double cost_usd = 0;    // gpu_hours x $ per GPU-hour
+  double energy_mwh = 0;  // the cluster's facility power over time_to_train_s
 
   bool simulated() const { return status == SweepStatus::simulated; }
   bool has_time_to_train() const { return simulated() && time_to_train_s > 0; }
