@@ -56,6 +56,13 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   run_row->addWidget(cancel_button_);
   run_row->addWidget(progress_, 1);
   left_layout->addLayout(run_row);
+  // Why Run is greyed out, under it: the form's error may be scrolled out of sight.
+  scenario_error_ = new QLabel;
+  scenario_error_->setObjectName("scenario_error");
+  scenario_error_->setStyleSheet("color: #b00020");
+  scenario_error_->setWordWrap(true);
+  scenario_error_->hide();
+  left_layout->addWidget(scenario_error_);
   run_status_ = new QLabel;
   run_status_->setWordWrap(true);
   left_layout->addWidget(run_status_);
@@ -191,7 +198,11 @@ void MainWindow::scenarioChecked() {
   updateTitle();
   const ScenarioCheck& c = panel_->lastCheck();
   run_button_->setEnabled(c.scenario.has_value() && !controller_->isRunning());
+  scenario_error_->setText(c.scenario ? QString() : panel_->errorText());
+  scenario_error_->setVisible(!c.scenario.has_value());
   strategies_->setScenario(c.scenario);
+  // Strategies are compared for layer-graph models only: the tab is not offered for a transformer.
+  tabs_->setTabVisible(tabs_->indexOf(strategies_), !c.scenario || c.scenario->layer_model.has_value());
   if (!c.scenario) return;
   const Scenario& s = *c.scenario;
   topology_->setCluster(s.cluster.topology, s.cluster.nodes);

@@ -56,6 +56,7 @@ class MainWindow : public QMainWindow {
   TracePanel* traces() const { return traces_; }
   const QString& sourceDir() const { return source_dir_; }
   QTabWidget* tabs() const { return tabs_; }
+  QLabel* scenarioError() const { return scenario_error_; }
   QString progressText() const;
 
  signals:
@@ -78,6 +79,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_ = nullptr;
   SweepPanel* sweep_ = nullptr;
   StrategyView* strategies_ = nullptr;
+  QLabel* scenario_error_ = nullptr;  // the scenario's error, by Run when it cannot run
   TracePanel* traces_ = nullptr;
   CompareView* compare_ = nullptr;
   QTabWidget* tabs_ = nullptr;

@@ -27,6 +27,7 @@
 #include "qt_text.hpp"
 #include "transformer_config.hpp"
 #include "what_if.hpp"
+#include "wheel_guard.hpp"
 
 namespace dtsim::gui {
 
@@ -89,6 +90,7 @@ QComboBox* ScenarioPanel::comboField(const QString& path, const QStringList& ite
   auto* c = new QComboBox;
   c->setObjectName(path);
   c->setToolTip(tooltip);
+  ignore_wheel_unless_focused(c);
   for (const QString& item : items) c->addItem(item, item);
   connect(c, &QComboBox::activated, this, [this, path, c](int i) { fieldEdited(path, c->itemData(i).toString()); });
   fields_[path] = c;
@@ -114,6 +116,7 @@ QWidget* ScenarioPanel::buildModel() {
   auto* form = new QFormLayout(box);
   form->addRow("name", lineField("name", "the scenario's name (reports, run labels)"));
   auto* model = new QComboBox;
+  ignore_wheel_unless_focused(model);
   model->setObjectName("model.preset");
   model->addItems(q(model_preset_names()));
   model->addItem(kHfItem);

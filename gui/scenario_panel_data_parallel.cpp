@@ -11,6 +11,7 @@
 #include "model_zoo.hpp"
 #include "qt_text.hpp"
 #include "scenario_panel.hpp"
+#include "wheel_guard.hpp"
 
 namespace dtsim::gui {
 
@@ -47,6 +48,7 @@ void ScenarioPanel::showFamily(bool layer_model) {
 
 void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
   auto* zoo = new QComboBox;
+  ignore_wheel_unless_focused(zoo);
   zoo->setObjectName("model.zoo");
   for (const std::string& name : zoo_model_names()) zoo->addItem(q(name), q(name));
   zoo->setToolTip("a built-in layer graph (model.zoo): torchvision's CNNs, ViT, BERT, DLRM");

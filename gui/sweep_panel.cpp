@@ -31,6 +31,7 @@
 #include "scenario_writer.hpp"
 #include "simulation.hpp"
 #include "training_cost.hpp"
+#include "wheel_guard.hpp"
 
 namespace dtsim::gui {
 
@@ -230,6 +231,7 @@ SweepPanel::~SweepPanel() {
 
 void SweepPanel::buildControls() {
   field_combo_ = new QComboBox(this);
+  ignore_wheel_unless_focused(field_combo_);
   field_combo_->addItems(field_choices());
   connect(field_combo_, &QComboBox::currentIndexChanged, this, [this] { onChoiceChanged(); });
 
@@ -238,6 +240,7 @@ void SweepPanel::buildControls() {
   connect(other_field_edit_, &QLineEdit::textChanged, this, [this] { refreshInputState(); });
 
   straggler_gpu_spin_ = new QSpinBox(this);
+  ignore_wheel_unless_focused(straggler_gpu_spin_);
   straggler_gpu_spin_->setPrefix("GPU ");
   straggler_gpu_spin_->setRange(0, 0);
 
@@ -256,6 +259,7 @@ void SweepPanel::buildControls() {
   amount_label_ = new QLabel(this);
 
   metric_combo_ = new QComboBox(this);
+  ignore_wheel_unless_focused(metric_combo_);
   metric_combo_->addItems(metric_names());
   connect(metric_combo_, &QComboBox::currentIndexChanged, this, [this] { redrawChart(); });
 

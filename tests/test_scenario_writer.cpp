@@ -91,12 +91,12 @@ TEST(HeadlineFigures, TimeAndCostToTrainByHand) {
   const std::vector<HeadlineFigure> f = headline_figures(r, c);
   ASSERT_EQ(f.size(), 9u);
   EXPECT_EQ(f[0].text, "10.0000 s");
-  EXPECT_EQ(f[1].text, "1000000 tokens/s");
+  EXPECT_EQ(f[1].text, "1,000,000 tokens/s");
   EXPECT_EQ(f[3].text, "50.0 %");
   EXPECT_EQ(f[4].text, "70.0 of 80 GB");
   EXPECT_EQ(f[5].label, "time to train 300B tokens");
   EXPECT_EQ(f[5].text, "3.5 days");  // 3e5 s
-  EXPECT_EQ(f[7].text, "$170667");
+  EXPECT_EQ(f[7].text, "$170,667");
   EXPECT_EQ(f[8].text, "0 MWh");  // no GPU named: no power
   const Report no_throughput;
   EXPECT_EQ(training_cost(no_throughput, 300e9, 2.0).time_s, 0);  // nothing to say

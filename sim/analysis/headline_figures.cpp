@@ -11,7 +11,7 @@ std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost
   const std::string units = r.throughput_unit() + "s";
   // Tokens come by the thousand; a layer model's samples may be a few per second.
   const std::string throughput = r.layer_model ? fmt::format("{:.1f} {}/s", r.samples_per_s, units)
-                                               : fmt::format("{:.0f} {}/s", r.tokens_per_s, units);
+                                               : with_thousands(r.tokens_per_s) + " " + units + "/s";
   return {
       {"iteration_s", "iteration time", r.iteration_s, fmt::format("{:.4f} s", r.iteration_s), false},
       {units + "_per_s", "throughput", r.throughput_per_s(), throughput, true},
@@ -22,8 +22,8 @@ std::vector<HeadlineFigure> headline_figures(const Report& r, const TrainingCost
        fmt::format("{:.1f} of {:.0f} GB", r.memory.total_bytes / 1e9, r.memory.capacity_bytes / 1e9), false},
       {"time_to_train_days", "time to train " + format_count(cost.amount) + " " + cost.unit + "s", days,
        fmt::format("{:.1f} days", days), false},
-      {"gpu_hours", "GPU-hours", cost.gpu_hours, fmt::format("{:.0f}", cost.gpu_hours), false},
-      {"cost_usd", "cost", cost.cost_usd, fmt::format("${:.0f}", cost.cost_usd), false},
+      {"gpu_hours", "GPU-hours", cost.gpu_hours, with_thousands(cost.gpu_hours), false},
+      {"cost_usd", "cost", cost.cost_usd, "$" + with_thousands(cost.cost_usd), false},
       {"energy_mwh", "energy (PUE " + fmt::format("{:g}", cost.inputs.pue) + ")", cost.energy_mwh,
        fmt::format("{:.0f} MWh", cost.energy_mwh), false},
   };

@@ -1,15 +1,20 @@
 // dtsim-gui's window, driven as a user would: open a scenario, change a field, run, and compare
 // every number shown with the library's own for the same scenario; invalid fields, saving,
 // what-if events, cancelling, keeping runs, exports.
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "compare_view.hpp"
@@ -140,8 +145,39 @@ class TestMainWindow : public QObject {
     price->setText("3");
     const Report& r = *w.currentRun()->report;
     const double gpu_hours = 1e12 / r.tokens_per_s / 3600 * 8;
-    QCOMPARE(w.summary()->figureText("gpu_hours"), QString::number(gpu_hours, 'f', 0));
-    QCOMPARE(w.summary()->figureText("cost_usd"), "$" + QString::number(3 * gpu_hours, 'f', 0));
+    // With thousands separators: 12,345.
+    QLocale english(QLocale::English);
+    english.setNumberOptions(QLocale::DefaultNumberOptions);
+    QCOMPARE(w.summary()->figureText("gpu_hours"), english.toString(std::round(gpu_hours), 'f', 0));
+    QCOMPARE(w.summary()->figureText("cost_usd"), "$" + english.toString(std::round(3 * gpu_hours), 'f', 0));
+  }
+
+  // Issue 47: scrolling the form over a combo box must not change it unless it has the focus.
+  void comboBoxesIgnoreTheWheelUnlessFocused() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    auto* gpu = qobject_cast<QComboBox*>(w.scenarioPanel()->fieldWidget("cluster.gpu"));
+    QVERIFY(gpu);
+    QVERIFY(!gpu->hasFocus());
+    const QString before = gpu->currentText();
+    QWheelEvent wheel(QPointF(5, 5), gpu->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(gpu, &wheel);
+    QCOMPARE(gpu->currentText(), before);
+    QCOMPARE(gpu->focusPolicy(), Qt::StrongFocus);
+  }
+
+  // Issue 47: the Strategies tab compares layer-graph models only; a transformer scenario (this
+  // one) does not get it. A scenario in error says why Run is greyed out right under Run.
+  void strategiesTabAndScenarioErrorFollowTheScenario() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    QVERIFY(!w.tabs()->isTabVisible(w.tabs()->indexOf(w.strategies())));
+    QVERIFY(w.scenarioError()->isHidden());
+    QVERIFY(w.scenarioPanel()->editField("training.micro_batch", "0"));
+    QVERIFY(!w.scenarioPanel()->errorText().isEmpty());
+    QCOMPARE(w.scenarioError()->text(), w.scenarioPanel()->errorText());
+    QVERIFY(!w.scenarioError()->isHidden());
   }
 
   void invalidFieldShowsTheCliMessageAtTheField() {
