@@ -9,14 +9,17 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "device_spec.hpp"
 #include "flag_values.hpp"
 #include "goodput_setup.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
+#include "planner.hpp"
 #include "reliability_config.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
 #include "training_cost.hpp"
+#include "validation.hpp"
 
 namespace dtsim {
 
@@ -45,6 +48,30 @@ void apply_flags(const GoodputOptions& o, const std::string& unit, ReliabilityCo
   if (!o.days.empty()) c.training.days = amount_flag("--days", o.days);
   if (o.interval == "auto") c.checkpoint.interval_s.reset();
   else if (!o.interval.empty()) c.checkpoint.interval_s = amount_flag("--interval", o.interval);
+}
+
+// The best layout `dtsim plan` finds for --model on --gpus of --gpu (one simulated finalist).
+Scenario planned_scenario(const GoodputOptions& o) {
+  const std::filesystem::path source = DTSIM_SOURCE_DIR;
+  PlanRequest r;
+  r.model = resolve_model("--model", o.model.empty() ? "gpt3-175b" : o.model);
+  r.gpu = o.gpu.empty() ? "a100-80gb-sxm" : o.gpu;
+  if (!find_device(r.gpu))
+    flag_error("--gpu", fmt::format("one of [{}]", fmt::join(device_ids(), ", ")), "'" + r.gpu + "'");
+  r.topology_file = default_topology_for(r.gpu, source / "topologies");
+  if (o.gpus.empty()) flag_error("--gpus", "a GPU count with --model or --gpu", "none");
+  r.gpu_counts = parse_gpu_counts("--gpus", o.gpus, load_topology(r.topology_file).node.gpus);
+  if (r.gpu_counts.size() != 1) flag_error("--gpus", "one GPU count", o.gpus);
+  if (!o.global_batch.empty()) r.global_batch = int(integer_flag("--global-batch", o.global_batch, 1, 1'000'000'000));
+  r.finalists = 1;
+  const PlanResult plan = plan_layouts(r);
+  if (plan.rows.empty())
+    flag_error("--gpus", fmt::format("a GPU count {} fits on ({} layouts invalid, {} out of memory)", r.model.name,
+                                     plan.invalid, plan.out_of_memory),
+               o.gpus);
+  std::cout << fmt::format("layout       planned: {} (the best of {} layouts, dtsim plan)\n", layout_label(plan.rows[0]),
+                           plan.estimated);
+  return plan.scenario_of(plan.rows[0]);
 }
 
 std::vector<RecoveryStrategy> strategies_of(const std::string& flag) {
@@ -254,9 +281,14 @@ json setup_json(const Scenario& s, const GoodputSetup& g) {
 
 GoodputOptions& add_goodput_options(CLI::App& command, const std::string& default_scenario) {
   static GoodputOptions o;
-  o.scenario = default_scenario;
+  o.default_scenario = default_scenario;
   command.add_option("scenario", o.scenario, "scenario YAML, optionally with a reliability: section (default: "
                                              "scenarios/gpt3-175b-1024-a100.yaml)");
+  command.add_option("--model", o.model, "instead of a scenario: a model preset or Hugging Face config.json, on the "
+                                         "best layout dtsim plan finds for --gpus");
+  command.add_option("--gpu", o.gpu, "with --model: the GPU type (default a100-80gb-sxm)");
+  command.add_option("--gpus", o.gpus, "with --model: the GPU count (one, whole nodes)");
+  command.add_option("--global-batch", o.global_batch, "with --model: sequences per iteration (default 1536)");
   command.add_option("--iterations", o.iterations, "training length in iterations");
   command.add_option("--tokens", o.tokens, "training length in tokens");
   command.add_option("--samples", o.samples, "training length of a layer model, in its images, sequences or records");
@@ -279,8 +311,13 @@ int run_goodput_command(const GoodputOptions& options) {
   const int sweep_points = int(integer_flag("--sweep-points", options.sweep_points, 0, 1000));
   const std::vector<RecoveryStrategy> strategies = strategies_of(options.strategy);
   check_output_path("--json", options.json_file);
-  const Scenario scenario = load_scenario(options.scenario);
-  ReliabilityConfig config = load_reliability_config(options.scenario);
+  const bool planned = !options.model.empty() || !options.gpu.empty() || !options.gpus.empty() ||
+                       !options.global_batch.empty();
+  if (planned && !options.scenario.empty())
+    flag_error("--model", "a scenario file or --model/--gpu/--gpus, not both", "both");
+  const std::string file = options.scenario.empty() ? options.default_scenario : options.scenario;
+  const Scenario scenario = planned ? planned_scenario(options) : load_scenario(file);
+  ReliabilityConfig config = planned ? ReliabilityConfig{} : load_reliability_config(file);
   apply_flags(options, scenario.throughput_unit(), config);
 
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
@@ -290,7 +327,7 @@ int run_goodput_command(const GoodputOptions& options) {
   }
   const SimulationResult simulated = simulate(scenario);
   if (!simulated.engine.completed)  // a failure event of the scenario stopped the iteration
-    throw InputError({options.scenario, 0, "events", "events that let one iteration finish (goodput needs its time)",
+    throw InputError({file, 0, "events", "events that let one iteration finish (goodput needs its time)",
                       fmt::format("{} ranks stopped", simulated.engine.unfinished_ranks)});
   const GoodputSetup setup = make_goodput_setup(scenario, config, simulated.engine.iteration_s);
   print_setup(std::cout, scenario, setup, simulated.simulation_wall_s + simulated.platform_build_wall_s);

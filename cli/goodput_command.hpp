@@ -12,7 +12,11 @@ namespace dtsim {
 
 // Flags as written; run_goodput_command checks them (an InputError names the flag).
 struct GoodputOptions {
-  std::string scenario;
+  std::string scenario;                  // empty: default_scenario, unless the layout is planned
+  std::string default_scenario;
+  // Instead of a scenario file, as `dtsim plan` takes them: the best layout on this GPU count is
+  // planned and its failures simulated (reliability defaults).
+  std::string model, gpu, gpus, global_batch;
   std::string iterations, tokens, samples, days;  // at most one; none: the scenario's reliability.training
   std::string runs = "1000";
   std::string seed = "1";

@@ -11,6 +11,7 @@
 #include "goodput_model.hpp"
 #include "goodput_monte_carlo.hpp"
 #include "goodput_setup.hpp"
+#include "planner.hpp"
 #include "reliability_config.hpp"
 #include "scenario_loader.hpp"
 #include "test_support.hpp"
@@ -457,6 +458,29 @@ TEST(ReliabilityConfig, WallClockTimeBecomesGpuHoursCostAndEnergy) {
     EXPECT_NEAR(mc.at("cost_usd").get<double>(), wall_h * 32 * 3, 1e-6) << strategy;
     EXPECT_NEAR(mc.at("energy_mwh").get<double>(), wall_h * 4 * 10200 * 1.3 / 1e6, 1e-9) << strategy;
   }
+}
+
+// `goodput --model M --gpu G --gpus N` needs no scenario file: it takes the best layout plan
+// finds (one simulated finalist) and the reliability defaults.
+TEST(ReliabilityConfig, GoodputOfAPlannedLayout) {
+  PlanRequest request;
+  request.model = *find_model_preset("gpt3-1.3b");
+  request.gpu = "h100-sxm";
+  request.gpu_counts = {16};
+  request.topology_file = test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml";
+  request.global_batch = 64;
+  request.finalists = 1;
+  const PlanResult plan = plan_layouts(request);
+  ASSERT_FALSE(plan.rows.empty());
+  const test::CliResult r = test::run_dtsim(
+      "goodput --model gpt3-1.3b --gpu h100-sxm --gpus 16 --global-batch 64 --tokens 1e9 --runs 10 --sweep-points 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("layout       planned: " + layout_label(plan.rows[0])), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("on 16 h100-sxm (2 nodes"), std::string::npos) << r.output;
+  const test::CliResult both = test::run_dtsim("goodput " + reliability_file("gpt3-1.3b-4-h100.yaml").string() +
+                                               " --gpus 16");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.output.find("field '--model'"), std::string::npos) << both.output;
 }
 
 }  // namespace
