@@ -7,6 +7,7 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "device_spec.hpp"
@@ -277,6 +278,72 @@ json setup_json(const Scenario& s, const GoodputSetup& g) {
           {"replicas_per_node_failure", g.recovery.replicas_per_node_failure}};
 }
 
+// --sweep FIELD=V1,V2,...: the field and its values, checked.
+struct WhatIfSweep {
+  std::string field;
+  std::vector<double> values;
+};
+std::optional<WhatIfSweep> what_if_sweep_flag(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const std::string expected = "storage_GBps=A,B,.. or restart_s=A,B,.. or mtbf_scale=A,B,.. (positive numbers)";
+  const size_t eq = text.find('=');
+  WhatIfSweep out;
+  out.field = text.substr(0, eq);
+  if (eq == std::string::npos || (out.field != "storage_GBps" && out.field != "restart_s" && out.field != "mtbf_scale"))
+    flag_error("--sweep", expected, text);
+  for (size_t start = eq + 1; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    out.values.push_back(number_flag("--sweep", text.substr(start, comma - start), 1e-6, 1e9, expected));
+    if (out.values.size() > 100) flag_error("--sweep", "at most 100 values", text);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// The configuration with the swept field at `value`.
+ReliabilityConfig with_value(ReliabilityConfig c, const std::string& field, double value) {
+  if (field == "storage_GBps") {
+    c.checkpoint.storage_write_GBps = c.checkpoint.storage_read_GBps = value;
+  } else if (field == "restart_s") {
+    c.checkpoint.restart_s = value;
+  } else {  // mtbf_scale
+    for (double* h : {&c.mtbf.gpu_hours, &c.mtbf.hbm_hours, &c.mtbf.nic_hours, &c.mtbf.switch_hours, &c.mtbf.host_hours,
+                      &c.mtbf.software_hours})
+      *h *= value;
+  }
+  return c;
+}
+
+json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const Scenario& scenario,
+                         const ReliabilityConfig& config, double iteration_s, RecoveryStrategy strategy, int runs,
+                         uint64_t seed, const ClusterCost& cost) {
+  out << fmt::format("\nsweep of {} ({}, {} runs per value, the same failures at every value)\n", sweep.field,
+                     to_string(strategy), runs);
+  out << fmt::format("  {:>12} {:>11} {:>10} {:>12} {:>14} {:>13} {:>8}\n", sweep.field, "interval s", "goodput %",
+                     "days, mean", "GPU-hours", "cost $", "MWh");
+  json points = json::array();
+  for (double value : sweep.values) {
+    const GoodputSetup g = make_goodput_setup(scenario, with_value(config, sweep.field, value), iteration_s);
+    RecoveryModel recovery = g.recovery;
+    recovery.strategy = strategy;
+    const MonteCarloResult mc = monte_carlo(g.problem, recovery, g.interval_s, runs, seed);
+    const double gpu_hours = mc.mean_wall_s / kHour_s * cost.gpus;
+    const double energy_mwh = cost.facility_power_w * mc.mean_wall_s / 3.6e9;
+    out << fmt::format("  {:>12g} {:>11.0f} {:>10} {:>12} {:>14} {:>13} {:>8.0f}\n", value, g.interval_s,
+                       (mc.unfinished > 0 ? "<" : "") + percent(mc.goodput), days(mc.mean_wall_s),
+                       with_thousands(gpu_hours), with_thousands(gpu_hours * cost.inputs.usd_per_gpu_hour), energy_mwh);
+    points.push_back({{"value", value},
+                      {"interval_s", g.interval_s},
+                      {"goodput", mc.goodput},
+                      {"mean_wall_s", mc.mean_wall_s},
+                      {"unfinished", mc.unfinished},
+                      {"gpu_hours", gpu_hours},
+                      {"cost_usd", gpu_hours * cost.inputs.usd_per_gpu_hour},
+                      {"energy_mwh", energy_mwh}});
+  }
+  return {{"field", sweep.field}, {"strategy", to_string(strategy)}, {"points", points}};
+}
+
 }  // namespace
 
 GoodputOptions& add_goodput_options(CLI::App& command, const std::string& default_scenario) {
@@ -301,6 +368,10 @@ GoodputOptions& add_goodput_options(CLI::App& command, const std::string& defaul
   command.add_option("--json", o.json_file, "also write the figures as JSON to this file");
   command.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour, "price of a GPU-hour, for the cost rows (default 2.00)");
   command.add_option("--pue", o.pue, "the facility's power usage effectiveness, for the energy rows (default 1.3)");
+  command.add_option("--sweep", o.what_if_sweep,
+                     "storage_GBps=A,B,.. | restart_s=A,B,.. | mtbf_scale=A,B,..: the Monte Carlo of one strategy "
+                     "(--strategy, else the scenario's) at each value: storage read and write bandwidth, restart "
+                     "time, or every MTBF times the factor");
   return o;
 }
 
@@ -310,6 +381,7 @@ int run_goodput_command(const GoodputOptions& options) {
   const uint64_t seed = uint64_t(integer_flag("--seed", options.seed, 0, 999'999'999'999));
   const int sweep_points = int(integer_flag("--sweep-points", options.sweep_points, 0, 1000));
   const std::vector<RecoveryStrategy> strategies = strategies_of(options.strategy);
+  const std::optional<WhatIfSweep> what_if = what_if_sweep_flag(options.what_if_sweep);
   check_output_path("--json", options.json_file);
   const bool planned = !options.model.empty() || !options.gpu.empty() || !options.gpus.empty() ||
                        !options.global_batch.empty();
@@ -386,6 +458,10 @@ int run_goodput_command(const GoodputOptions& options) {
                     {"daly_interval_s", sweep.daly_interval_s},
                     {"daly_monte_carlo_goodput", daly_mc.goodput}};
   }
+  if (what_if)
+    out["what_if_sweep"] =
+        print_what_if_sweep(std::cout, *what_if, scenario, config, simulated.engine.iteration_s,
+                            strategies.size() == 1 ? strategies.front() : config.recovery.strategy, runs, seed, cost);
   if (!options.json_file.empty()) {
     write_output_file("--json", options.json_file, out.dump(2) + "\n");
     std::cout << fmt::format("written to {}\n", options.json_file);

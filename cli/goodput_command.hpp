@@ -25,6 +25,9 @@ struct GoodputOptions {
   std::string sweep_points = "17";       // intervals in the sweep; 0: no sweep
   std::string json_file;
   std::string usd_per_gpu_hour, pue;     // empty: training_cost.hpp's defaults
+  // "storage_GBps=500,1000,2000", "restart_s=60,600" or "mtbf_scale=0.5,1,2": goodput, days and
+  // cost at each value of one of them (the interval re-optimised where it is auto).
+  std::string what_if_sweep;
 };
 
 // Returns the options object the parsed flags are written into (owned by the command);

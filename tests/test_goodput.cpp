@@ -483,5 +483,43 @@ TEST(ReliabilityConfig, GoodputOfAPlannedLayout) {
   EXPECT_NE(both.output.find("field '--model'"), std::string::npos) << both.output;
 }
 
+// goodput --sweep: the scenario's own value reproduces the main Monte Carlo (same seed, same
+// failures); a longer restart, slower storage or twice as frequent failures (every MTBF halved)
+// lower the goodput.
+TEST(ReliabilityConfig, SweepOfStorageRestartOrFailureRates) {
+  test::ScratchDir dir;
+  const std::string json_file = (dir.path() / "g.json").string();
+  const std::string file = reliability_file("gpt3-1.3b-4-h100.yaml").string();
+  ASSERT_EQ(load_reliability_config(file).checkpoint.restart_s, 300);  // the file's
+  const test::CliResult r = test::run_dtsim("goodput " + file + " --runs 200 --sweep-points 0 --strategy spare_nodes "
+                                            "--sweep restart_s=300,3000 --json " + json_file);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_file);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json& points = j.at("what_if_sweep").at("points");
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].at("goodput").get<double>(), j.at("monte_carlo").at("spare_nodes").at("goodput").get<double>());
+  EXPECT_EQ(points[0].at("mean_wall_s").get<double>(),
+            j.at("monte_carlo").at("spare_nodes").at("mean_wall_s").get<double>());
+  EXPECT_LT(points[1].at("goodput").get<double>(), points[0].at("goodput").get<double>());
+
+  const test::CliResult storage = test::run_dtsim("goodput " + file + " --runs 200 --sweep-points 0 --strategy "
+                                                  "spare_nodes --sweep storage_GBps=100,1 --json " + json_file);
+  ASSERT_EQ(storage.exit_code, 0) << storage.output;
+  std::ifstream in1(json_file);
+  const nlohmann::json st = nlohmann::json::parse(in1);
+  EXPECT_LT(st.at("what_if_sweep").at("points")[1].at("goodput").get<double>(),
+            st.at("what_if_sweep").at("points")[0].at("goodput").get<double>());
+
+  const test::CliResult mtbf = test::run_dtsim("goodput " + file + " --runs 200 --sweep-points 0 --strategy spare_nodes "
+                                               "--sweep mtbf_scale=0.5,1 --json " + json_file);
+  ASSERT_EQ(mtbf.exit_code, 0) << mtbf.output;
+  std::ifstream in2(json_file);
+  const nlohmann::json k = nlohmann::json::parse(in2);
+  EXPECT_LT(k.at("what_if_sweep").at("points")[0].at("goodput").get<double>(),
+            k.at("what_if_sweep").at("points")[1].at("goodput").get<double>());
+  EXPECT_EQ(test::run_dtsim("goodput " + file + " --sweep speed=1").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace dtsim
