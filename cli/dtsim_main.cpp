@@ -90,10 +90,7 @@ struct RunFlags {
 std::optional<std::pair<double, CostInputs>> training_length(const RunFlags& f, const std::string& unit) {
   check_length_flag_unit(!f.tokens.empty(), !f.samples.empty(), unit);
   if (!f.tokens.empty() && !f.samples.empty()) flag_error("--samples", "--tokens or --samples, not both", "both");
-  CostInputs in;
-  if (!f.usd_per_gpu_hour.empty())
-    in.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", f.usd_per_gpu_hour, 0, 1e6);
-  if (!f.pue.empty()) in.pue = number_flag("--pue", f.pue, 1, 10, "a power usage effectiveness in [1, 10]");
+  const CostInputs in = cost_input_flags(f.usd_per_gpu_hour, f.pue);
   const std::string& amount = f.tokens.empty() ? f.samples : f.tokens;
   if (amount.empty()) {
     if (!f.usd_per_gpu_hour.empty() || !f.pue.empty())

@@ -107,4 +107,11 @@ void check_chart_flags(const std::string& png_file, const std::string& svg_file,
   }
 }
 
+CostInputs cost_input_flags(const std::string& usd_per_gpu_hour, const std::string& pue) {
+  CostInputs in;
+  if (!usd_per_gpu_hour.empty()) in.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", usd_per_gpu_hour, 0, 1e6);
+  if (!pue.empty()) in.pue = number_flag("--pue", pue, 1, 10, "a power usage effectiveness in [1, 10]");
+  return in;
+}
+
 }  // namespace dtsim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "input_error.hpp"
+#include "training_cost.hpp"
 
 namespace dtsim {
 
@@ -31,5 +32,8 @@ void write_announced_output(const std::string& flag, const std::string& file, co
 // --png and --svg of a command that draws a chart: an error naming the flag when given to a build
 // without charts (Qt 6 not found), and each path checked (check_output_path) before the work.
 void check_chart_flags(const std::string& png_file, const std::string& svg_file, bool charts_available);
+
+// --usd-per-gpu-hour and --pue as written (empty: the defaults of training_cost.hpp), checked.
+CostInputs cost_input_flags(const std::string& usd_per_gpu_hour, const std::string& pue);
 
 }  // namespace dtsim

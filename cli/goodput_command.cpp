@@ -410,11 +410,8 @@ int run_goodput_command(const GoodputOptions& options) {
     recovery.strategy = strategy;
     results.push_back({strategy, monte_carlo(setup.problem, recovery, setup.interval_s, runs, seed)});
   }
-  ClusterCost cost{.gpus = scenario.gpu_count(), .inputs = {}, .facility_power_w = 0};
-  if (!options.usd_per_gpu_hour.empty())
-    cost.inputs.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", options.usd_per_gpu_hour, 0, 1e6);
-  if (!options.pue.empty())
-    cost.inputs.pue = number_flag("--pue", options.pue, 1, 10, "a power usage effectiveness in [1, 10]");
+  ClusterCost cost{.gpus = scenario.gpu_count(), .inputs = cost_input_flags(options.usd_per_gpu_hour, options.pue),
+                   .facility_power_w = 0};
   cost.facility_power_w = cluster_power_w(scenario) * cost.inputs.pue;
   print_monte_carlo(std::cout, setup, results, runs, seed, cost);
 

@@ -176,11 +176,8 @@ int run_plan_command(const PlanOptions& options) {
   check_output_path("--json", options.json_file);
   std::optional<std::pair<double, CostInputs>> length;
   if (!options.tokens.empty()) {
-    CostInputs in;
-    if (!options.usd_per_gpu_hour.empty())
-      in.usd_per_gpu_hour = number_flag("--usd-per-gpu-hour", options.usd_per_gpu_hour, 0, 1e6);
-    if (!options.pue.empty()) in.pue = number_flag("--pue", options.pue, 1, 10, "a power usage effectiveness in [1, 10]");
-    length = std::pair{number_flag("--tokens", options.tokens, 1, 1e30), in};
+    length = std::pair{number_flag("--tokens", options.tokens, 1, 1e30),
+                       cost_input_flags(options.usd_per_gpu_hour, options.pue)};
   } else if (!options.usd_per_gpu_hour.empty() || !options.pue.empty()) {
     flag_error(options.pue.empty() ? "--usd-per-gpu-hour" : "--pue", "--tokens with it (a training length)",
                "no --tokens");

@@ -53,7 +53,7 @@ std::string format_training_cost(const TrainingCost& c) {
   std::string out = fmt::format("to train          {} {}s: {:.1f} days, {} GPU-hours, ${} at ${:.2f} per GPU-hour\n",
                                 format_count(c.amount), c.unit, c.time_s / 86400, with_thousands(c.gpu_hours),
                                 with_thousands(c.cost_usd), c.inputs.usd_per_gpu_hour);
-  out += fmt::format("energy            {:.0f} MWh: {:.2f} MW at the facility, {:.2f} MW of {} x PUE {:g}\n",
+  out += fmt::format("energy            {:.4g} MWh: {:.3g} MW at the facility, {:.3g} MW of {} x PUE {:g}\n",
                      c.energy_mwh, c.facility_power_w / 1e6, c.it_power_w / 1e6,
                      c.node_power_known ? "nodes at their datasheet power" : "GPUs at board power (node power unknown)",
                      c.inputs.pue);
@@ -64,7 +64,7 @@ std::string format_training_cost(const TrainingCost& c, const ErrorBand& band) {
   std::string out = format_training_cost(c);
   if (out.empty()) return out;
   if (band.runs > 0)
-    out += fmt::format("evidence          {:.1f} to {:.1f} days: {}\n",
+    out += fmt::format("evidence          {:.3g} to {:.3g} days: {}\n",
                        band.low * c.time_s / 86400, band.high * c.time_s / 86400, band.describe());
   else
     out += "evidence          " + band.describe() + "\n";
