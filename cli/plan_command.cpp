@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -83,10 +84,10 @@ void print_plan(std::ostream& out, const PlanResult& r, int top, const std::opti
   out << fmt::format("wall time    search {:.3f} s (enumerate, check, memory, analytic, sort), simulations {:.2f} s\n",
                      r.search_wall_s, r.simulation_wall_s);
   if (r.simulated > 0) out << fmt::format("simulation   {}\n", r.simulation_method);
-  if (r.rows.empty()) {
-    out << "no layout fits\n";
-    return;
-  }
+  for (int gpus : r.gpu_counts)
+    if (std::none_of(r.rows.begin(), r.rows.end(), [&](const PlanRow& row) { return row.gpus == gpus; }))
+      out << fmt::format("{} GPUs: no layout fits\n", gpus);
+  if (r.rows.empty()) return;
   out << "ranking      per GPU count: the best by analytic estimate simulated and ranked by simulated s/iter, the "
          "rest by analytic s/iter\n";
   if (length)

@@ -196,6 +196,15 @@ TEST(PlanCli, InvalidLayoutsSayWhy) {
   EXPECT_NE(r.output.find(": expected "), std::string::npos) << r.output;
 }
 
+// A GPU count where nothing fits is said to be so, beside the counts that have layouts: GPT-3
+// 175B needs 2.8 TB of training state, which 8 A100 cannot hold (PlanMemory above).
+TEST(PlanCli, ACountWhereNothingFitsSaysSo) {
+  const test::CliResult r = test::run_dtsim("plan --model gpt3-175b --gpus 8,1024 --finalists 0 --top 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("8 GPUs: no layout fits"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1024 GPUs (128 nodes): "), std::string::npos) << r.output;
+}
+
 TEST(PlanGpuCounts, OneListOrRangeOfPowersOfTwo) {
   EXPECT_EQ(parse_gpu_counts("--gpus", "1024"), std::vector<int>({1024}));
   EXPECT_EQ(parse_gpu_counts("--gpus", "1024,512"), std::vector<int>({512, 1024}));

@@ -271,6 +271,7 @@ void simulate_finalists(const PlanRequest& request, const ResolvedScenario& reso
 PlanResult plan_layouts(const PlanRequest& request) {
   const auto search_start = std::chrono::steady_clock::now();
   PlanResult result;
+  result.gpu_counts = request.gpu_counts;
   Scenario& s = result.base;
   s.model = request.model;
   s.training.global_batch = request.global_batch;

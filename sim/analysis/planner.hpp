@@ -73,6 +73,7 @@ struct PlanRow {
 
 struct PlanResult {
   Scenario base;                   // model, batch, precision, cluster of the search (parallelism unset)
+  std::vector<int> gpu_counts;     // as requested
   double memory_capacity_bytes = 0;  // HBM of one GPU
   long enumerated = 0;
   long invalid = 0;                // rejected by check_scenario_consistency
