@@ -75,6 +75,8 @@ SweepRequest request_from(const SweepOptions& o) {
   if (!o.gpus.empty() && !o.values.empty()) flag_error("--values", "--values only with --field", "--values with --gpus");
   if (!o.field.empty() && o.values.empty()) flag_error("--values", "a list of values for --field " + o.field, "none");
   r.amount = amount_flag(o);
+  r.replan = o.replan;
+  if (o.replan && o.gpus.empty()) flag_error("--replan", "--gpus with it (a GPU-count sweep)", "--field");
   if (!o.gpus.empty()) {
     // Whole nodes: a range keeps the powers of two that are multiples of the GPUs per node.
     const int gpus_per_node = load_scenario(r.scenario_file).cluster.topology.node.gpus;
@@ -175,6 +177,9 @@ SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_sc
   command.add_option("--gpus", o.gpus,
                      "GPU counts: a list 64,128,256 or a range 64-1024 (its powers of two); cluster.nodes and "
                      "parallelism.dp follow, the global batch is kept");
+  command.add_flag("--replan", o.replan,
+                   "with --gpus: at each GPU count, the layout dtsim plan ranks first (parallelism, micro-batch, "
+                   "recompute) instead of the scenario's with dp scaled");
   command.add_option("--field", o.field, "sweep this dotted scenario field instead (e.g. parallelism.tp), with --values");
   command.add_option("--values", o.values, "values of --field: a list 1,2,4, a range 1-8 (powers of two), or words");
   command.add_option("--tokens", o.tokens, "tokens to train on, for time to train (default 300e9)");

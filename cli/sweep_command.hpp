@@ -18,6 +18,7 @@ struct SweepOptions {
   std::string samples;    // a layer model's, in its images, sequences or records; empty: the usual
   std::string csv_file, json_file, png_file, svg_file;
   std::string plot_size = "1000x1500";  // WIDTHxHEIGHT in pixels, for --png and --svg
+  bool replan = false;                   // --replan: dtsim plan's best layout at each GPU count
 };
 
 // Returns the options object the parsed flags are written into (owned by the command).

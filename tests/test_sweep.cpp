@@ -9,9 +9,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "device_spec.hpp"
 #include "memory_model.hpp"
+#include "planner.hpp"
 #include "scenario_loader.hpp"
 #include "sweep.hpp"
 #include "test_support.hpp"
@@ -229,6 +231,39 @@ void expect_csv_matches_json(const std::string& csv, const nlohmann::json& json,
       }
     }
   }
+}
+
+// --replan: each GPU count gets the layout plan_layouts ranks first, not the scenario's with dp
+// scaled; a field sweep cannot replan.
+TEST(SweepReplan, EachCountTakesThePlannersBestLayout) {
+  SweepRequest request;
+  request.scenario_file = scenario_file();
+  request.gpu_counts = {8, 16};
+  request.replan = true;
+  const SweepResult r = run_sweep(request);
+  const Scenario base = load_scenario(scenario_file());
+  for (const SweepPoint& p : r.points) {
+    ASSERT_TRUE(p.simulated()) << p.error;
+    PlanRequest plan;
+    plan.model = base.model;
+    plan.gpu = base.cluster.gpu;
+    plan.gpu_counts = {p.gpus};
+    plan.topology_file = base.cluster.topology_file;
+    plan.global_batch = base.training.global_batch;
+    plan.precision = base.training.precision;
+    const PlanResult planned = plan_layouts(plan);
+    ASSERT_FALSE(planned.rows.empty());
+    const PlanRow& best = planned.rows.front();
+    EXPECT_EQ(std::tie(p.tp, p.cp, p.pp, p.dp),
+              std::tie(best.parallelism.tp, best.parallelism.cp, best.parallelism.pp, best.parallelism.dp))
+        << p.gpus;
+  }
+  EXPECT_NE(format_sweep_table(r).find("re-planned at each GPU count"), std::string::npos);
+  SweepRequest field = request;
+  field.gpu_counts.clear();
+  field.field = "parallelism.tp";
+  field.values = {"1", "2"};
+  EXPECT_EQ(test::error_of([&] { run_sweep(field); }).field, "--replan");
 }
 
 TEST_F(Sweep, CsvHasOneLinePerPointWithTheJsonsNumbers) {

@@ -10,6 +10,7 @@
 
 #include "input_error.hpp"
 #include "memory_model.hpp"
+#include "planner.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
@@ -116,6 +117,7 @@ void check_request(const SweepRequest& r) {
   if (!gpu_sweep && r.values.empty()) flag_error("--values", "at least one value for --field " + r.field, "none");
   for (int g : r.gpu_counts)
     if (g <= 0) flag_error("--gpus", "positive GPU counts", std::to_string(g));
+  if (r.replan && !gpu_sweep) flag_error("--replan", "--gpus with it (a GPU-count sweep)", "--field");
   if (!(r.amount >= 0) || !std::isfinite(r.amount))
     flag_error("amount", "an amount to train on > 0 (0: the usual one)", fmt::format("{}", r.amount));
 }
@@ -144,6 +146,29 @@ void fill_from_report(SweepPoint& p, const Report& rep, const SweepResult& resul
   }
 }
 
+// The layout plan_layouts ranks first for `s`'s model, GPU, fabric, batch and precision on `gpus`
+// GPUs, in place of `s`'s; InputError when none fits.
+void replan(Scenario& s, int gpus) {
+  if (s.layer_model) throw InputError({"<command line>", 0, "--replan", "a transformer scenario", "a layer-graph model"});
+  PlanRequest request;
+  request.model = s.model;
+  request.gpu = s.cluster.gpu;
+  request.gpu_counts = {gpus};
+  request.topology_file = s.cluster.topology_file;
+  request.global_batch = s.training.global_batch;
+  request.precision = s.training.precision;
+  const PlanResult plan = plan_layouts(request);
+  if (plan.rows.empty())
+    throw InputError({"<command line>", 0, "--replan", "a layout that fits",
+                      fmt::format("none of {} layouts on {} GPUs ({} out of memory)", plan.enumerated, gpus,
+                                  plan.out_of_memory)});
+  const PlanRow& best = plan.rows.front();
+  s.parallelism = best.parallelism;
+  s.training.micro_batch = best.training.micro_batch;
+  s.training.recompute = best.training.recompute;
+  s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
+}
+
 // Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
 // `resolved` when it fits and is to be simulated, or the point says why not.
 SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result, const std::optional<Scenario>& base,
@@ -162,6 +187,7 @@ SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result,
     std::vector<FieldOverride> all = request.base_overrides;
     all.insert(all.end(), overrides.begin(), overrides.end());
     Scenario s = load_scenario(request.scenario_file, all);
+    if (request.replan) replan(s, p.gpus);
     set_layout(p, s);
     const MemoryBreakdown memory = peak_memory_per_gpu(s);
     p.memory_bytes = memory.total_bytes;
@@ -213,6 +239,7 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   result.gpu_sweep = !request.gpu_counts.empty();
   result.swept = result.gpu_sweep ? "gpus" : request.field;
   result.tied = tied_fields(request);
+  result.replanned = request.replan;
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
   result.parallel = request.parallel > 0 ? request.parallel : cores;
 
@@ -415,6 +442,8 @@ std::string format_sweep_table(const SweepResult& r) {
   for (const auto& f : r.tied) tied += (tied.empty() ? "" : " and ") + f;
   out += fmt::format("sweep          {} ({}) over {}{}\n", r.scenario, r.scenario_file.string(),
                      r.gpu_sweep ? "GPU count" : r.swept, tied.empty() ? "" : "; " + tied + " follow");
+  if (r.replanned)
+    out += "layouts        re-planned at each GPU count (dtsim plan's best: parallelism, micro-batch, recompute)\n";
   if (r.global_batch > 0 && r.seq_len > 0)
     out += fmt::format("batch          {} sequences x {} tokens per iteration (the scenario's)\n", r.global_batch,
                        r.seq_len);

@@ -39,6 +39,10 @@ struct SweepRequest {
   // or a layer model's images, sequences or records); 0: usual_training_amount of that unit.
   double amount = 0;
   int parallel = 0;                 // simulations at once; 0: std::thread::hardware_concurrency()
+  // GPU sweeps of a transformer: at each count the layout plan_layouts ranks first (planner.hpp:
+  // its search space and finalists) replaces the scenario's (parallelism, micro-batch, recompute);
+  // the scenario's other fields are kept.
+  bool replan = false;
 };
 
 struct SweepPoint;
@@ -98,6 +102,7 @@ struct SweepResult {
   bool gpu_sweep = false;
   std::string swept;                   // "gpus" or the field path
   std::vector<std::string> tied;       // the fields set along with it
+  bool replanned = false;              // SweepRequest::replan
   int global_batch = 0;                // of the base scenario (kept at every point)
   int seq_len = 0;                     // 0 for a layer model
   std::string unit = "token";          // of the base scenario's throughput
