@@ -23,8 +23,9 @@ std::string events_to_yaml(const std::vector<Event>& events);
 std::string scenario_yaml(const std::filesystem::path& file, const std::vector<FieldOverride>& overrides,
                           const std::filesystem::path& destination);
 
-// A transformer scenario written out in full (model, training, parallelism, cluster, events), for
-// `dtsim plan --write-scenario`: load_scenario reads it back to the same simulation. The model is
+// A transformer scenario's model, training, parallelism, cluster (the topology file by its path:
+// in-memory overrides of its fabric are not kept), calibration and events, for `dtsim plan
+// --write-scenario`: load_scenario reads a planned layout back to the same simulation. The model is
 // its preset with every field spelled out (or the fields alone, named by the scenario, where no
 // preset has its name); the topology path is absolute. `comment` heads the file ("# ..." lines).
 // Throws std::invalid_argument for a layer-graph, parameter-server or input-pipeline scenario.
