@@ -20,6 +20,7 @@
 #include "chrome_trace.hpp"
 #include "compare_view.hpp"
 #include "headline_figures.hpp"
+#include "plan_view.hpp"
 #include "run_controller.hpp"
 #include "scenario_panel.hpp"
 #include "strategy_view.hpp"
@@ -72,6 +73,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   topology_ = new TopologyView;
   sweep_ = new SweepPanel;
   strategies_ = new StrategyView;
+  plans_ = new PlanView;
   compare_ = new CompareView;
   traces_ = new TracePanel(source_dir + "/topologies");
   compare_->setCostFunction([this](const Report& r) { return summary_->costOf(r); });
@@ -80,6 +82,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   tabs_->addTab(timeline_, "Timeline");
   tabs_->addTab(topology_, "Topology");
   tabs_->addTab(sweep_, "Sweep");
+  tabs_->addTab(plans_, "Plan");
   tabs_->addTab(strategies_, "Strategies");
   tabs_->addTab(compare_, "Compare");
   tabs_->addTab(traces_, "Trace");
@@ -91,6 +94,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   setCentralWidget(splitter);
   resize(1500, 950);
 
+  connect(plans_, &PlanView::layoutChosen, panel_, &ScenarioPanel::setFields);
   controller_ = new RunController(this);
   connect(run_button_, &QPushButton::clicked, this, [this] { run(); });
   connect(cancel_button_, &QPushButton::clicked, this, &MainWindow::cancel);
@@ -201,6 +205,7 @@ void MainWindow::scenarioChecked() {
   scenario_error_->setText(c.scenario ? QString() : panel_->errorText());
   scenario_error_->setVisible(!c.scenario.has_value());
   strategies_->setScenario(c.scenario);
+  plans_->setScenario(c.scenario);
   // Strategies are compared for layer-graph models only: the tab is not offered for a transformer.
   tabs_->setTabVisible(tabs_->indexOf(strategies_), !c.scenario || c.scenario->layer_model.has_value());
   if (!c.scenario) return;

@@ -16,6 +16,7 @@ class QTabWidget;
 namespace dtsim::gui {
 
 class CompareView;
+class PlanView;
 class RunController;
 class ScenarioPanel;
 class SummaryView;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology() const { return topology_; }
   SweepPanel* sweep() const { return sweep_; }
   StrategyView* strategies() const { return strategies_; }
+  PlanView* plans() const { return plans_; }
   CompareView* compare() const { return compare_; }
   TracePanel* traces() const { return traces_; }
   const QString& sourceDir() const { return source_dir_; }
@@ -79,6 +81,7 @@ class MainWindow : public QMainWindow {
   TopologyView* topology_ = nullptr;
   SweepPanel* sweep_ = nullptr;
   StrategyView* strategies_ = nullptr;
+  PlanView* plans_ = nullptr;
   QLabel* scenario_error_ = nullptr;  // the scenario's error, by Run when it cannot run
   TracePanel* traces_ = nullptr;
   CompareView* compare_ = nullptr;

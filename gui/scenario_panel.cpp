@@ -473,6 +473,14 @@ bool ScenarioPanel::editField(const QString& path, const QString& text) {
   return false;
 }
 
+void ScenarioPanel::setFields(const QList<QPair<QString, QString>>& values) {
+  for (const auto& [path, value] : values) {
+    document_.set(path.toStdString(), value.toStdString());
+    if (QWidget* w = fields_.value(path)) showValue(w, value);
+  }
+  recheck();
+}
+
 QString ScenarioPanel::errorText() const { return error_->text(); }
 
 QString ScenarioPanel::fieldError(const QString& path) const {

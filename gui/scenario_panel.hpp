@@ -31,6 +31,8 @@ class ScenarioPanel : public QWidget {
   // (typing into a line edit, choosing a combo item by its text, ticking a box with "true").
   QWidget* fieldWidget(const QString& path) const;
   bool editField(const QString& path, const QString& text);
+  // Several fields at once (a layout chosen in the Plan tab), as YAML values; one check after.
+  void setFields(const QList<QPair<QString, QString>>& values);
   QString errorText() const;
   QString fieldError(const QString& path) const;  // "" unless that field is flagged
 

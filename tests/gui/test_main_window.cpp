@@ -21,6 +21,7 @@
 #include "headline_figures.hpp"
 #include "input_error.hpp"
 #include "main_window.hpp"
+#include "plan_view.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "scenario_panel.hpp"
@@ -178,6 +179,33 @@ class TestMainWindow : public QObject {
     QVERIFY(!w.scenarioPanel()->errorText().isEmpty());
     QCOMPARE(w.scenarioError()->text(), w.scenarioPanel()->errorText());
     QVERIFY(!w.scenarioError()->isHidden());
+  }
+
+  // Issue 47: the Plan tab ranks the layouts of the scenario's model as plan_layouts does, and a
+  // chosen row becomes the scenario's layout.
+  void planTabRanksLayoutsAndAChosenOneLoadsIntoTheForm() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    PlanView* plans = w.plans();
+    QVERIFY(plans->plan());
+    QSignalSpy done(plans, &PlanView::finished);
+    QVERIFY(done.wait(120000));
+    QVERIFY(plans->result().has_value());
+    const PlanResult& r = *plans->result();
+    int expected_rows = 0;
+    for (size_t i = 0; i < r.rows.size(); ++i) expected_rows += r.rank_in_count(i) <= PlanView::kRowsPerCount;
+    QCOMPARE(plans->rowCount(), expected_rows);
+    QVERIFY(plans->rowCount() > 1);
+    const PlanRow& second = r.rows[1];
+    QCOMPARE(plans->cellText(1, 2), QString::number(second.parallelism.tp));
+    QVERIFY(plans->choose(1));
+    const Scenario& s = *w.scenarioPanel()->lastCheck().scenario;
+    QCOMPARE(s.parallelism.tp, second.parallelism.tp);
+    QCOMPARE(s.parallelism.pp, second.parallelism.pp);
+    QCOMPARE(s.parallelism.dp, second.parallelism.dp);
+    QCOMPARE(s.parallelism.schedule, second.parallelism.schedule);
+    QCOMPARE(s.training.micro_batch, second.training.micro_batch);
+    QCOMPARE(s.training.recompute, second.training.recompute);
   }
 
   void invalidFieldShowsTheCliMessageAtTheField() {
