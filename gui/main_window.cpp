@@ -218,12 +218,28 @@ void MainWindow::scenarioChecked() {
   sweep_->setBase(document_.file(), document_.overrides(), s.events);
 }
 
+// The edits of the opened file in words, for the run's label: "training.micro_batch=2,
+// parallelism.tp=4" (events said as such; at most three, then how many more).
+QString MainWindow::describeEdits(const std::vector<FieldOverride>& edits) {
+  QStringList parts;
+  for (const FieldOverride& o : edits) {
+    const QString path = QString::fromStdString(o.path);
+    parts << (path == "events" ? QString("events edited") : path + "=" + QString::fromStdString(o.value));
+  }
+  if (parts.size() > 3) {
+    const qsizetype more = parts.size() - 3;
+    parts = parts.mid(0, 3);
+    parts << QString("%1 more").arg(more);
+  }
+  return parts.join(", ");
+}
+
 bool MainWindow::run() {
   const ScenarioCheck& c = panel_->lastCheck();
   if (!c.scenario || controller_->isRunning()) return false;
   progress_->setValue(0);
   run_status_->setText("starting…");
-  if (!controller_->start(*c.scenario)) {
+  if (!controller_->start(*c.scenario, describeEdits(document_.overrides()))) {
     run_status_->setText("not simulated: see the Summary tab");
     return false;
   }

@@ -65,6 +65,7 @@ class MainWindow : public QMainWindow {
   void runFinished();  // the run (and, with events, its what-if twin) is done, failed or cancelled
 
  private:
+  static QString describeEdits(const std::vector<FieldOverride>& edits);
   void buildMenus();
   void scenarioChecked();
   void showRun(const RunPtr& run);

@@ -16,7 +16,7 @@ RunController::~RunController() {
   }
 }
 
-bool RunController::start(const Scenario& scenario) {
+bool RunController::start(const Scenario& scenario, const QString& changes) {
   if (thread_) return false;
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {  // as `dtsim run`: not simulated
@@ -35,7 +35,8 @@ bool RunController::start(const Scenario& scenario) {
   emit estimated(expected_s);
   cancel_ = false;
   ++runs_started_;
-  thread_ = QThread::create([this, r = std::move(*resolved), expected_s, memory] { work(r, expected_s, memory); });
+  thread_ = QThread::create(
+      [this, r = std::move(*resolved), expected_s, memory, changes] { work(r, expected_s, memory, changes); });
   connect(thread_, &QThread::finished, this, &RunController::threadDone);
   thread_->start();
   return true;
@@ -50,7 +51,7 @@ void RunController::threadDone() {
 }
 
 // On the worker thread: signals are queued to the UI thread (the controller lives there).
-void RunController::work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory) {
+void RunController::work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory, QString changes) {
   const Scenario& scenario = resolved.scenario;
   try {
     SimulationOptions options;
@@ -60,6 +61,7 @@ void RunController::work(ResolvedScenario resolved, double expected_s, MemoryBre
     options.on_progress = [this, expected_s](double simulated_s) { emit progress(simulated_s, expected_s); };
     auto run = std::make_shared<RunRecord>();
     run->label = QString("run %1 · %2").arg(runs_started_).arg(QString::fromStdString(scenario.name));
+    if (!changes.isEmpty()) run->label += " · " + changes;
     run->result = simulate(resolved, options);
     run->memory = memory;
     if (run->result.engine.completed) run->report = make_report(resolved, run->result);

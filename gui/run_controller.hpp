@@ -18,8 +18,9 @@ class RunController : public QObject {
   ~RunController() override;
 
   // Starts a run unless one is going; false when one is (or the scenario does not fit in memory:
-  // then failed() has said why).
-  bool start(const Scenario& scenario);
+  // then failed() has said why). `changes` (the edits of the scenario's file, in words) ends the
+  // run's label, so that runs of one scenario tell apart in every chart.
+  bool start(const Scenario& scenario, const QString& changes = {});
   void cancel();
   bool isRunning() const { return thread_ != nullptr; }
 
@@ -33,7 +34,7 @@ class RunController : public QObject {
 
  private:
   // `memory`: the peak per GPU start() computed to check that the run fits.
-  void work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory);
+  void work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory, QString changes);
   void threadDone();
 
   QThread* thread_ = nullptr;

@@ -79,6 +79,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w.scenarioPanel()->editField("training.micro_batch", "2"));
     QCOMPARE(w.scenarioPanel()->errorText(), QString());
     QVERIFY(runAndWait(w));
+    // Issue 47: a run says what was edited, so that runs of one scenario tell apart in charts.
+    QVERIFY2(w.currentRun()->label.endsWith(" · training.micro_batch=2"), qPrintable(w.currentRun()->label));
 
     const Report expected = libraryReport({{"training.micro_batch", "2"}});
     QCOMPARE(expected.micro_batches, 16);  // 256 / (8 replicas x 2)
