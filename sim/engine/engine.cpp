@@ -176,10 +176,11 @@ struct SharedState {
     auto [it, fresh] = collective_ends.try_emplace({group, overlapped ? 1 : 0});
     if (fresh) {
       const std::vector<int>& members = workload.groups[size_t(group)].ranks;
+      std::vector<int> sorted = members;  // a search per folded member: groups reach 65,536 ranks
+      std::sort(sorted.begin(), sorted.end());
       unsigned actors = 0;
       for (int m : members)
-        actors += !folded(m) || std::find(members.begin(), members.end(), workload.representative[size_t(m)]) !=
-                                    members.end();
+        actors += !folded(m) || std::binary_search(sorted.begin(), sorted.end(), workload.representative[size_t(m)]);
       if (actors > 1) it->second = sg4::Barrier::create(actors);
     }
     return it->second;
