@@ -59,17 +59,10 @@ void report_progress_while_running() {
 std::vector<LinkUsage> link_usage(const simgrid::s4u::Engine& engine, const std::map<std::string, double>& folded_bytes) {
   std::map<std::string, LinkUsage> by_name;
   for (const simgrid::s4u::Link* link : engine.get_all_links()) {
-    std::string name = link->get_name();
-    const auto folded = folded_bytes.find(name);
+    const auto folded = folded_bytes.find(link->get_name());
     const double extra_bytes = folded == folded_bytes.end() ? 0 : folded->second;
     bool down = false;
-    for (const char* suffix : {"_UP", "_DOWN"}) {
-      const std::string sfx = suffix;
-      if (name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0) {
-        down = sfx == "_DOWN";
-        name.resize(name.size() - sfx.size());
-      }
-    }
+    const std::string name = without_direction(link->get_name(), &down);
     auto [it, fresh] = by_name.try_emplace(name, classify_link(name));
     LinkUsage& u = it->second;
     if (fresh) u.bandwidth_Bps = link->get_bandwidth();

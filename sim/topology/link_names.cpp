@@ -50,10 +50,19 @@ const char* to_string(LinkTier t) {
   return "?";
 }
 
-LinkTier link_tier(std::string name) {
+std::string without_direction(std::string name, bool* down) {
+  if (down) *down = false;
   for (const std::string suffix : {"_UP", "_DOWN"})
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      if (down) *down = suffix == "_DOWN";
       name.resize(name.size() - suffix.size());
+      break;
+    }
+  return name;
+}
+
+LinkTier link_tier(const std::string& name_with_direction) {
+  const std::string name = without_direction(name_with_direction);
   switch (parse_link_name(name).role) {
     case LinkRole::nvlink: return LinkTier::nvlink;
     case LinkRole::pcie: return LinkTier::pcie;

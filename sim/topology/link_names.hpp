@@ -36,7 +36,10 @@ enum class LinkTier { nvlink, pcie, nic, node_leaf, leaf_up, pod_up, fabric };
 inline constexpr LinkTier kLinkTiers[] = {LinkTier::nvlink,  LinkTier::pcie,   LinkTier::nic,   LinkTier::node_leaf,
                                           LinkTier::leaf_up, LinkTier::pod_up, LinkTier::fabric};
 const char* to_string(LinkTier t);
+// A split-duplex link's direction suffix taken off its SimGrid name ("node3-nic2_DOWN" ->
+// "node3-nic2"); `down` (when given) says whether it was _DOWN. Other names are returned as they are.
+std::string without_direction(std::string name, bool* down = nullptr);
 // The tier of a link by its SimGrid name (with or without the _UP/_DOWN of a split-duplex link).
-LinkTier link_tier(std::string name);
+LinkTier link_tier(const std::string& name_with_direction);
 
 }  // namespace dtsim
