@@ -55,7 +55,7 @@ ReplayPlatform replay_platform(const std::vector<RankStep>& traced, const Replay
                       std::to_string(out.ranks)});
   out.nodes = out.ranks / out.topology.node.gpus;
   check_cluster_buildable(out.topology, out.nodes);
-  collective_groups(traced.front(), traced_world(traced, setup), out.ranks, setup.layout);
+  out.groups = collective_groups(traced.front(), traced_world(traced, setup), out.ranks, setup.layout);
   check_events(setup.events, out.topology, out.nodes, out.ranks,
                [&](const std::string& field, const std::string& expected, const std::string& found) {
                  throw InputError({setup.events_source, 0, field, expected, found});
@@ -79,9 +79,8 @@ TraceReplay replay_steps(const std::vector<RankStep>& traced, const ReplaySetup&
   out.nodes = platform.nodes;
   out.simulated_ranks = count;
   out.gpus_per_node = topology.node.gpus;
-  const CollectiveGroups groups = collective_groups(traced.front(), traced_world(traced, setup), count, setup.layout);
-  ReplayProgram program = replay_program(ranks, setup.scale, groups.fixed_size);
-  out.assumed = groups.assumed;
+  ReplayProgram program = replay_program(ranks, setup.scale, platform.groups.fixed_size);
+  out.assumed = platform.groups.assumed;
   out.assumed.insert(out.assumed.end(), program.assumed.begin(), program.assumed.end());
   if (ranks.size() > traced.size())
     out.assumed.insert(out.assumed.begin(),

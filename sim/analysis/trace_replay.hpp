@@ -65,6 +65,7 @@ struct ReplayPlatform {
   std::string topology_reason;  // "given", or "the usual node of <GPU>"
   TopologySpec topology;        // its node cut to the ranks where they fill less than one
   int ranks = 0, nodes = 0;
+  CollectiveGroups groups;      // which collectives grow to all ranks, which keep their group
 };
 ReplayPlatform replay_platform(const std::vector<RankStep>& ranks, const ReplaySetup& setup);
 
