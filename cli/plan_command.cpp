@@ -189,11 +189,11 @@ int run_plan_command(const PlanOptions& options) {
       check_output_path("--write-scenario", scenario_file_for(options.write_scenario, gpus, several).string());
   const PlanResult result = plan_layouts(request);
   std::map<int, ErrorBand> bands;  // per GPU count, for its best layout, where a training length is given
-  if (length)
+  if (length) {
+    ValidationEvidence evidence(kSourceDir / "validation", kTopologiesDir);  // read and simulated once
     for (size_t i = 0; i < result.rows.size(); ++i)
-      if (result.rank_in_count(i) == 1)
-        bands[result.rows[i].gpus] =
-            error_band(result.scenario_of(result.rows[i]), kSourceDir / "validation", kTopologiesDir);
+      if (result.rank_in_count(i) == 1) bands[result.rows[i].gpus] = evidence.band(result.scenario_of(result.rows[i]));
+  }
   print_plan(std::cout, result, top, length, bands);
   if (!options.json_file.empty()) {
     nlohmann::json json = plan_to_json(result);

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "training_cost.hpp"  // with_thousands
-#include "validation.hpp"
 
 namespace dtsim {
 
@@ -31,41 +30,48 @@ std::string ErrorBand::describe() const {
                      runs == 1 ? "" : "s", resemblance, 100 * (low - 1), 100 * (high - 1));
 }
 
-ErrorBand error_band(const Scenario& s, const std::filesystem::path& validation_dir,
-                     const std::filesystem::path& topologies_dir) {
-  std::vector<PublishedRun> alike;
+ValidationEvidence::ValidationEvidence(const std::filesystem::path& validation_dir,
+                                       const std::filesystem::path& topologies_dir) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(validation_dir))
     if (entry.path().extension() == ".yaml") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const auto& file : files)
     for (PublishedRun& run : read_published_runs(file, topologies_dir))
-      if (run.skipped.empty() && same_kind(run.scenario, s)) alike.push_back(std::move(run));
+      if (run.skipped.empty()) runs_.push_back(std::move(run));
+}
+
+ErrorBand ValidationEvidence::band(const Scenario& s) {
+  std::vector<const PublishedRun*> alike, chosen;
+  for (const PublishedRun& run : runs_)
+    if (same_kind(run.scenario, s)) alike.push_back(&run);
   const int gpus = s.gpu_count();
-  std::vector<const PublishedRun*> chosen;
-  for (const PublishedRun& run : alike)
-    if (run.scenario.gpu_count() * kScaleFactor >= gpus && run.scenario.gpu_count() <= gpus * kScaleFactor)
-      chosen.push_back(&run);
+  for (const PublishedRun* run : alike)
+    if (run->scenario.gpu_count() * kScaleFactor >= gpus && run->scenario.gpu_count() <= gpus * kScaleFactor)
+      chosen.push_back(run);
   ErrorBand band;
   band.resemblance = kind_of(s);
   if (int(chosen.size()) >= kFewestRuns) {
     band.resemblance += fmt::format(", {} to {} GPUs", with_thousands(std::max(1, gpus / kScaleFactor)),
                                     with_thousands(double(gpus) * kScaleFactor));
   } else {
-    chosen.clear();
-    for (const PublishedRun& run : alike) chosen.push_back(&run);
+    chosen = alike;
     band.resemblance += ", any GPU count";
   }
-  band.low = band.high = 0;
   for (const PublishedRun* run : chosen) {
-    const double ratio = validate_run(*run).measured_step_over_predicted();
-    band.low = band.runs == 0 ? ratio : std::min(band.low, ratio);
-    band.high = band.runs == 0 ? ratio : std::max(band.high, ratio);
+    auto [it, fresh] = measured_over_predicted_.try_emplace(run->scenario.name, 0.0);
+    if (fresh) it->second = validate_run(*run).measured_step_over_predicted();
+    band.low = band.runs == 0 ? it->second : std::min(band.low, it->second);
+    band.high = band.runs == 0 ? it->second : std::max(band.high, it->second);
     ++band.runs;
     band.ids.push_back(run->scenario.name);
   }
-  if (band.runs == 0) band.low = band.high = 1;
   return band;
+}
+
+ErrorBand error_band(const Scenario& s, const std::filesystem::path& validation_dir,
+                     const std::filesystem::path& topologies_dir) {
+  return ValidationEvidence(validation_dir, topologies_dir).band(s);
 }
 
 nlohmann::json error_band_to_json(const ErrorBand& b) {

@@ -6,11 +6,13 @@
 // framework at a GPU count within a factor of 4 of the scenario's; with fewer than 3 such runs,
 // any GPU count. None: "not validated".
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "scenario.hpp"
+#include "validation.hpp"
 
 namespace dtsim {
 
@@ -25,8 +27,22 @@ struct ErrorBand {
   std::string describe() const;
 };
 
-// The runs of every *.yaml under `validation_dir` (their topologies from `topologies_dir`) that
-// resemble `s`, simulated. Bad validation files throw InputError as `dtsim validate` does.
+// The published runs of every *.yaml under a validation folder (their topologies from
+// `topologies_dir`), read once; each run is simulated the first time a band needs it, so that the
+// bands of several scenarios (plan's GPU counts) share their simulations. Bad validation files
+// throw InputError as `dtsim validate` does.
+class ValidationEvidence {
+ public:
+  ValidationEvidence(const std::filesystem::path& validation_dir, const std::filesystem::path& topologies_dir);
+  // The runs that resemble `s`.
+  ErrorBand band(const Scenario& s);
+
+ private:
+  std::vector<PublishedRun> runs_;                         // the ones that can be simulated
+  std::map<std::string, double> measured_over_predicted_;  // by run id, once simulated
+};
+
+// One band: ValidationEvidence(validation_dir, topologies_dir).band(s).
 ErrorBand error_band(const Scenario& s, const std::filesystem::path& validation_dir,
                      const std::filesystem::path& topologies_dir);
 nlohmann::json error_band_to_json(const ErrorBand& b);
