@@ -135,6 +135,11 @@ struct ClusterCost {
   int gpus = 0;
   CostInputs inputs;
   double facility_power_w = 0;
+  // The cluster is held the whole wall-clock time, and draws its power throughout (idle GPUs draw
+  // less: an upper bound on the energy).
+  double gpu_hours(double wall_s) const { return wall_s / kHour_s * gpus; }
+  double cost_usd(double wall_s) const { return gpu_hours(wall_s) * inputs.usd_per_gpu_hour; }
+  double energy_mwh(double wall_s) const { return facility_power_w * wall_s / 3.6e9; }
 };
 
 void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vector<StrategyResult>& results, int runs,
@@ -166,17 +171,14 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
   row("restarting h", [&](const M& m) { return h(m.mean_restart_s); }, h(closed.recovery_s));
   row("waiting h", [&](const M& m) { return h(m.mean_wait_s); }, h(0));
   row("computing h", [&](const M& m) { return h(m.mean_compute_s); }, h(closed.compute_s));
-  // The cluster is held the whole wall-clock time, and draws its power throughout (idle GPUs draw
-  // less: an upper bound on the energy).
-  const auto gpu_hours = [&](double wall_s) { return wall_s / kHour_s * cost.gpus; };
-  row("GPU-hours, mean", [&](const M& m) { return with_thousands(gpu_hours(m.mean_wall_s)); },
-      with_thousands(gpu_hours(closed_wall)));
+  row("GPU-hours, mean", [&](const M& m) { return with_thousands(cost.gpu_hours(m.mean_wall_s)); },
+      with_thousands(cost.gpu_hours(closed_wall)));
   row(fmt::format("cost $ at ${:.2f}/GPU-h", cost.inputs.usd_per_gpu_hour),
-      [&](const M& m) { return with_thousands(gpu_hours(m.mean_wall_s) * cost.inputs.usd_per_gpu_hour); },
-      with_thousands(gpu_hours(closed_wall) * cost.inputs.usd_per_gpu_hour));
+      [&](const M& m) { return with_thousands(cost.cost_usd(m.mean_wall_s)); },
+      with_thousands(cost.cost_usd(closed_wall)));
   row(fmt::format("energy MWh, PUE {:g}", cost.inputs.pue),
-      [&](const M& m) { return fmt::format("{:.0f}", cost.facility_power_w * m.mean_wall_s / 3.6e9); },
-      fmt::format("{:.0f}", cost.facility_power_w * closed_wall / 3.6e9));
+      [&](const M& m) { return fmt::format("{:.0f}", cost.energy_mwh(m.mean_wall_s)); },
+      fmt::format("{:.0f}", cost.energy_mwh(closed_wall)));
   row("of which lost %", [&](const M& m) { return percent(1 - m.mean_compute_s / m.mean_wall_s); },
       percent(1 - closed.compute_s / closed_wall));
   for (const StrategyResult& r : results)
@@ -327,19 +329,18 @@ json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const Scen
     RecoveryModel recovery = g.recovery;
     recovery.strategy = strategy;
     const MonteCarloResult mc = monte_carlo(g.problem, recovery, g.interval_s, runs, seed);
-    const double gpu_hours = mc.mean_wall_s / kHour_s * cost.gpus;
-    const double energy_mwh = cost.facility_power_w * mc.mean_wall_s / 3.6e9;
     out << fmt::format("  {:>12g} {:>11.0f} {:>10} {:>12} {:>14} {:>13} {:>8.0f}\n", value, g.interval_s,
                        (mc.unfinished > 0 ? "<" : "") + percent(mc.goodput), days(mc.mean_wall_s),
-                       with_thousands(gpu_hours), with_thousands(gpu_hours * cost.inputs.usd_per_gpu_hour), energy_mwh);
+                       with_thousands(cost.gpu_hours(mc.mean_wall_s)), with_thousands(cost.cost_usd(mc.mean_wall_s)),
+                       cost.energy_mwh(mc.mean_wall_s));
     points.push_back({{"value", value},
                       {"interval_s", g.interval_s},
                       {"goodput", mc.goodput},
                       {"mean_wall_s", mc.mean_wall_s},
                       {"unfinished", mc.unfinished},
-                      {"gpu_hours", gpu_hours},
-                      {"cost_usd", gpu_hours * cost.inputs.usd_per_gpu_hour},
-                      {"energy_mwh", energy_mwh}});
+                      {"gpu_hours", cost.gpu_hours(mc.mean_wall_s)},
+                      {"cost_usd", cost.cost_usd(mc.mean_wall_s)},
+                      {"energy_mwh", cost.energy_mwh(mc.mean_wall_s)}});
   }
   return {{"field", sweep.field}, {"strategy", to_string(strategy)}, {"points", points}};
 }
@@ -418,10 +419,9 @@ int run_goodput_command(const GoodputOptions& options) {
   json out = {{"setup", setup_json(scenario, setup)}, {"seed", seed}, {"monte_carlo", json::object()}};
   for (const StrategyResult& r : results) {
     json& j = out["monte_carlo"][to_string(r.strategy)] = monte_carlo_json(r.mc);
-    const double gpu_hours = r.mc.mean_wall_s / kHour_s * cost.gpus;
-    j["gpu_hours"] = gpu_hours;
-    j["cost_usd"] = gpu_hours * cost.inputs.usd_per_gpu_hour;
-    j["energy_mwh"] = cost.facility_power_w * r.mc.mean_wall_s / 3.6e9;
+    j["gpu_hours"] = cost.gpu_hours(r.mc.mean_wall_s);
+    j["cost_usd"] = cost.cost_usd(r.mc.mean_wall_s);
+    j["energy_mwh"] = cost.energy_mwh(r.mc.mean_wall_s);
   }
   out["cost_inputs"] = {{"usd_per_gpu_hour", cost.inputs.usd_per_gpu_hour}, {"pue", cost.inputs.pue},
                         {"facility_power_w", cost.facility_power_w}};

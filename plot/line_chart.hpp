@@ -23,8 +23,8 @@ struct Panel {
   bool log_y = false;
   // Optional, one per x (or empty): a dashed grey line to read the series against (e.g. ideal
   // scaling), named in the panel's top right corner.
-  std::vector<double> reference;
-  std::string reference_label;
+  std::vector<double> reference = {};
+  std::string reference_label = {};
 };
 
 struct LineChart {
