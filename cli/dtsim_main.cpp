@@ -23,6 +23,7 @@
 #include "calibrate_command.hpp"
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
+#include "comma_list.hpp"
 #include "command_line_errors.hpp"
 #include "error_band.hpp"
 #include "compare_command.hpp"
@@ -64,12 +65,10 @@ int sensitivity_command(const Scenario& scenario, const std::string& gpu_text, c
   std::vector<double> slowdowns{1.0, 1.1, 1.25, 1.5, 1.75, 2.0};
   if (!values.empty()) {
     slowdowns.clear();
-    for (size_t start = 0; start <= values.size();) {
-      const size_t comma = std::min(values.find(',', start), values.size());
-      slowdowns.push_back(number_flag("--values", values.substr(start, comma - start), 1, 1000,
-                                      "slowdowns from 1 to 1000, comma-separated (1,1.3,2)"));
+    for (const std::string& item : comma_separated(values)) {
+      slowdowns.push_back(
+          number_flag("--values", item, 1, 1000, "slowdowns from 1 to 1000, comma-separated (1,1.3,2)"));
       if (slowdowns.size() > 100) flag_error("--values", "at most 100 slowdowns", values);
-      start = comma + 1;
     }
   }
   std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, slowdowns), gpu);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "comma_list.hpp"
 #include "device_spec.hpp"
 #include "flag_values.hpp"
 #include "goodput_setup.hpp"
@@ -293,11 +294,9 @@ std::optional<WhatIfSweep> what_if_sweep_flag(const std::string& text) {
   out.field = text.substr(0, eq);
   if (eq == std::string::npos || (out.field != "storage_GBps" && out.field != "restart_s" && out.field != "mtbf_scale"))
     flag_error("--sweep", expected, text);
-  for (size_t start = eq + 1; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    out.values.push_back(number_flag("--sweep", text.substr(start, comma - start), 1e-6, 1e9, expected));
+  for (const std::string& item : comma_separated(text.substr(eq + 1))) {
+    out.values.push_back(number_flag("--sweep", item, 1e-6, 1e9, expected));
     if (out.values.size() > 100) flag_error("--sweep", "at most 100 values", text);
-    start = comma + 1;
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "comma_list.hpp"
 #include "critical_path.hpp"
 #include "flag_values.hpp"
 #include "gpu_change.hpp"
@@ -158,16 +159,13 @@ LayoutFlag layout_flag(const std::string& text) {
   LayoutFlag out;
   if (text.empty()) return out;
   const std::string expected = "tp=T or tp=T,dp=D (whole numbers from 1)";
-  for (size_t start = 0; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string part = text.substr(start, comma - start);
+  for (const std::string& part : comma_separated(text)) {
     const size_t eq = part.find('=');
     const std::string key = part.substr(0, eq);
     if (eq == std::string::npos || (key != "tp" && key != "dp")) flag_error("--layout", expected, text);
     int& value = key == "tp" ? out.tp : out.dp;
     if (value != 0) flag_error("--layout", expected + ", each once", text);
     value = int(integer_flag("--layout", part.substr(eq + 1), 1, kMaxGpus, expected));
-    start = comma + 1;
   }
   if (out.tp == 0) flag_error("--layout", expected, text);
   return out;

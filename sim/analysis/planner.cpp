@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analytic_model.hpp"
+#include "comma_list.hpp"
 #include "device_spec.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
@@ -137,12 +138,7 @@ std::vector<int> parse_gpu_counts(const std::string& flag, const std::string& te
                  "'" + text + "'");
     return counts;
   }
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    counts.push_back(number(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
+  for (const std::string& item : comma_separated(text)) counts.push_back(number(item));
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   return counts;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <thread>
 
+#include "comma_list.hpp"
 #include "input_error.hpp"
 #include "memory_model.hpp"
 #include "planner.hpp"
@@ -299,10 +300,7 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
 std::vector<std::string> parse_sweep_values(const std::string& flag, const std::string& text) {
   const std::string expected = "a comma-separated list of values (1,2,4) or a range of powers of two (1-8)";
   std::vector<std::string> values;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    std::string item = text.substr(start, comma - start);
+  for (std::string item : comma_separated(text)) {
     item.erase(0, item.find_first_not_of(" \t"));
     item.erase(item.find_last_not_of(" \t") + 1);
     if (item.empty()) flag_error(flag, expected, "'" + text + "'");
@@ -318,7 +316,6 @@ std::vector<std::string> parse_sweep_values(const std::string& flag, const std::
     } else {
       values.push_back(item);
     }
-    start = comma + 1;
   }
   return values;
 }
