@@ -37,6 +37,12 @@ double amount_flag(const std::string& flag, const std::string& text) {
   return number_flag(flag, text, 1e-9, 1e30, "a number > 0 (at most 1e30)");
 }
 
+CheckpointMode checkpoint_mode_flag(const std::string& text) {
+  for (CheckpointMode m : kCheckpointModes)
+    if (text == to_string(m)) return m;
+  flag_error("--checkpoint", "one of [blocking, async, in_memory]", "'" + text + "'");
+}
+
 // The flags that change the scenario's reliability section; `unit`: what the scenario's model counts.
 void apply_flags(const GoodputOptions& o, const std::string& unit, ReliabilityConfig& c) {
   const int given = !o.iterations.empty() + !o.tokens.empty() + !o.samples.empty() + !o.days.empty();
@@ -48,6 +54,7 @@ void apply_flags(const GoodputOptions& o, const std::string& unit, ReliabilityCo
   if (!o.tokens.empty()) c.training.tokens = amount_flag("--tokens", o.tokens);
   if (!o.samples.empty()) c.training.samples = amount_flag("--samples", o.samples);
   if (!o.days.empty()) c.training.days = amount_flag("--days", o.days);
+  if (!o.checkpoint_mode.empty()) c.checkpoint.mode = checkpoint_mode_flag(o.checkpoint_mode);
   if (o.interval == "auto") c.checkpoint.interval_s.reset();
   else if (!o.interval.empty()) c.checkpoint.interval_s = amount_flag("--interval", o.interval);
 }
@@ -93,11 +100,6 @@ std::string cluster_mtbf_hours(double rate_per_s) {
 std::string days(double s) { return std::isfinite(s) ? fmt::format("{:.2f}", s / kDay_s) : "inf"; }
 std::string percent(double f) { return fmt::format("{:.2f}", 100 * f); }
 
-struct StrategyResult {
-  RecoveryStrategy strategy;
-  MonteCarloResult mc;
-};
-
 void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, double simulation_wall_s) {
   const ParallelismConfig& p = s.parallelism;
   out << fmt::format("scenario     {}: {} on {} {} ({} nodes; tp {} cp {} pp {} dp {})\n", s.name, s.model.name, g.gpus,
@@ -114,16 +116,31 @@ void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, do
                        c.takes_node_out ? "node out until repaired" : "restart");
   const double rate = g.problem.failure_rate_per_s();
   out << fmt::format("  {:<10} {:>7} {:>13} {:>15} {:>13}\n", "all", "", "", cluster_mtbf_hours(rate), per_day(rate));
-  out << fmt::format("\ncheckpoint   {:.1f} GB ({}); write δ {:.1f} s at {:.0f} GB/s, reload {:.1f} s at {:.0f} GB/s "
-                     "(min(nodes x per node, storage))\n",
-                     g.checkpoint_bytes / 1e9, g.checkpoint_size_source, g.write_s, g.write_Bps / 1e9, g.reload_s,
-                     g.read_Bps / 1e9);
-  out << fmt::format("restart      {:.0f} s + reload {:.1f} s = R {:.1f} s per failure\n", g.restart_s, g.reload_s,
+  out << fmt::format("\ncheckpoint   {:.1f} GB ({}), {}: ", g.checkpoint_bytes / 1e9, g.checkpoint_size_source,
+                     to_string(g.mode));
+  const double stall_s = g.problem.checkpoint_stall_s, persist_s = g.problem.checkpoint_persist_s;
+  const std::string storage = fmt::format("{:.0f} GB/s (min(nodes x per node, storage))", g.write_Bps / 1e9);
+  const std::string host_copy = fmt::format("stall δ {:.2f} s to copy {:.2f} GB per GPU to host memory at {:.1f} GB/s",
+                                            stall_s, g.checkpoint_bytes / double(g.gpus) / 1e9, g.host_copy_Bps / 1e9);
+  switch (g.mode) {
+    case CheckpointMode::blocking: out << fmt::format("stall δ {:.1f} s to write at {}\n", stall_s, storage); break;
+    case CheckpointMode::async:
+      out << fmt::format("{}, then safe P {:.1f} s later (written at {} while training)\n", host_copy, persist_s,
+                         storage);
+      break;
+    case CheckpointMode::in_memory:
+      out << fmt::format("{}, then safe P {:.2f} s later ({:.2f} GB per node to a peer's memory at {:.0f} GB/s of NICs)\n",
+                         host_copy, persist_s, g.checkpoint_bytes / double(g.nodes) / 1e9, g.peer_Bps / 1e9);
+      break;
+  }
+  out << fmt::format("restart      {:.0f} s + reload {:.2f} s {} = R {:.1f} s per failure\n", g.restart_s, g.reload_s,
+                     g.mode == CheckpointMode::in_memory ? "from the peer"
+                                                         : fmt::format("at {:.0f} GB/s", g.read_Bps / 1e9),
                      g.problem.recovery_s);
   out << fmt::format("intervals    Young sqrt(2δ/λ) {:.0f} s, Daly sqrt(2δM)-δ {:.0f} s, closed-form optimum {:.0f} s; "
                      "used {:.0f} s = {:.0f} iterations{}\n",
-                     young_interval_s(g.write_s, rate), daly_interval_s(g.write_s, rate),
-                     optimal_interval_s(g.write_s, rate), g.interval_s, g.interval_s / g.iteration_s,
+                     young_interval_s(stall_s, rate), daly_interval_s(stall_s, rate), optimal_interval_s(g.problem),
+                     g.interval_s, g.interval_s / g.iteration_s,
                      g.interval_auto ? " (auto: the optimum in whole iterations)" : "");
   out << fmt::format("recovery     repair {:.1f} h; spare_nodes: {} spares, swap {:.0f} s; elastic: {} data-parallel "
                      "replicas, {} lost per node failure, iterations dp/(dp - lost) slower until it rejoins\n",
@@ -131,29 +148,17 @@ void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, do
                      g.recovery.replicas_per_node_failure);
 }
 
-// The cluster's GPUs, price and facility power: what a run's wall-clock time costs.
-struct ClusterCost {
-  int gpus = 0;
-  CostInputs inputs;
-  double facility_power_w = 0;
-  // The cluster is held the whole wall-clock time, and draws its power throughout (idle GPUs draw
-  // less: an upper bound on the energy).
-  double gpu_hours(double wall_s) const { return wall_s / kHour_s * gpus; }
-  double cost_usd(double wall_s) const { return gpu_hours(wall_s) * inputs.usd_per_gpu_hour; }
-  double energy_mwh(double wall_s) const { return facility_power_w * wall_s / 3.6e9; }
-};
-
-void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vector<StrategyResult>& results, int runs,
-                       uint64_t seed, const ClusterCost& cost) {
+void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vector<StrategyMonteCarlo>& results, int runs,
+                       uint64_t seed, const WallClockCost& cost) {
   out << fmt::format("\nMonte Carlo  {} runs, seed {}, checkpoint every {:.0f} s of training\n", runs, seed, g.interval_s);
   std::string header = fmt::format("  {:<24}", "");
-  for (const StrategyResult& r : results) header += fmt::format(" {:>16}", to_string(r.strategy));
+  for (const StrategyMonteCarlo& r : results) header += fmt::format(" {:>16}", to_string(r.strategy));
   out << header << fmt::format(" {:>16}\n", "closed form*");
   const ClosedFormRun closed = closed_form_run(g.problem, g.interval_s);
   const double closed_wall = closed.wall_s;
   auto row = [&](const std::string& label, auto value, const std::string& closed_text) {
     std::string line = fmt::format("  {:<24}", label);
-    for (const StrategyResult& r : results) line += fmt::format(" {:>16}", value(r.mc));
+    for (const StrategyMonteCarlo& r : results) line += fmt::format(" {:>16}", value(r.mc));
     out << line << fmt::format(" {:>16}\n", closed_text);
   };
   using M = MonteCarloResult;
@@ -168,7 +173,7 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
   row("failures", [](const M& m) { return fmt::format("{:.1f}", m.mean_failures); },
       fmt::format("{:.1f}", g.problem.failure_rate_per_s() * closed_wall));
   row("restarts", [](const M& m) { return fmt::format("{:.1f}", m.mean_restarts); }, "");
-  row("checkpoint writing h", [&](const M& m) { return h(m.mean_checkpoint_s); }, h(closed.checkpoint_s));
+  row("checkpointing h", [&](const M& m) { return h(m.mean_checkpoint_s); }, h(closed.checkpoint_s));
   row("restarting h", [&](const M& m) { return h(m.mean_restart_s); }, h(closed.recovery_s));
   row("waiting h", [&](const M& m) { return h(m.mean_wait_s); }, h(0));
   row("computing h", [&](const M& m) { return h(m.mean_compute_s); }, h(closed.compute_s));
@@ -182,7 +187,7 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
       fmt::format("{:.0f}", cost.energy_mwh(closed_wall)));
   row("of which lost %", [&](const M& m) { return percent(1 - m.mean_compute_s / m.mean_wall_s); },
       percent(1 - closed.compute_s / closed_wall));
-  for (const StrategyResult& r : results)
+  for (const StrategyMonteCarlo& r : results)
     if (r.mc.unfinished > 0)
       out << fmt::format("  {}: {} of {} runs stopped unfinished (past 100 x the failure-free time or a million failures)"
                          "{}\n",
@@ -201,7 +206,7 @@ void print_sweep(std::ostream& out, const GoodputSetup& g, const IntervalSweep& 
                      to_string(strategy), runs);
   out << fmt::format("  {:>12} {:>11} {:>14} {:>14}\n", "interval s", "iterations", "closed form %", "Monte Carlo %");
   for (size_t i = 0; i < sweep.points.size(); ++i) {
-    const SweepPoint& p = sweep.points[i];
+    const IntervalPoint& p = sweep.points[i];
     out << fmt::format("  {:>12.0f} {:>11.1f} {:>14} {:>14}{}\n", p.interval_s, p.interval_s / g.iteration_s,
                        percent(p.closed_form_goodput),
                        (p.monte_carlo_finished ? "" : "<") + percent(p.monte_carlo_goodput),
@@ -261,15 +266,19 @@ json setup_json(const Scenario& s, const GoodputSetup& g) {
           {"failure_classes", classes},
           {"failures_per_day", rate * kDay_s},
           {"checkpoint_bytes", g.checkpoint_bytes},
+          {"checkpoint_mode", to_string(g.mode)},
           {"checkpoint_write_s", g.write_s},
+          {"checkpoint_stall_s", g.problem.checkpoint_stall_s},
+          {"checkpoint_persist_s", g.problem.checkpoint_persist_s},
+          {"host_copy_Bps", g.host_copy_Bps},
           {"reload_s", g.reload_s},
           {"restart_s", g.restart_s},
           {"recovery_s", g.problem.recovery_s},
           {"interval_s", g.interval_s},
           {"interval_auto", g.interval_auto},
-          {"young_interval_s", finite(young_interval_s(g.write_s, rate))},
-          {"daly_interval_s", finite(daly_interval_s(g.write_s, rate))},
-          {"optimal_interval_s", finite(optimal_interval_s(g.write_s, rate))},
+          {"young_interval_s", finite(young_interval_s(g.problem.checkpoint_stall_s, rate))},
+          {"daly_interval_s", finite(daly_interval_s(g.problem.checkpoint_stall_s, rate))},
+          {"optimal_interval_s", finite(optimal_interval_s(g.problem))},
           {"closed_form_wall_s", finite(closed_form_wall_s(g.problem, g.interval_s))},
           {"closed_form_lost_s", finite(closed_form_run(g.problem, g.interval_s).lost_s)},
           {"closed_form_recovery_s", finite(closed_form_run(g.problem, g.interval_s).recovery_s)},
@@ -317,7 +326,7 @@ ReliabilityConfig with_value(ReliabilityConfig c, const std::string& field, doub
 
 json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const Scenario& scenario,
                          const ReliabilityConfig& config, double iteration_s, RecoveryStrategy strategy, int runs,
-                         uint64_t seed, const ClusterCost& cost) {
+                         uint64_t seed, const WallClockCost& cost) {
   out << fmt::format("\nsweep of {} ({}, {} runs per value, the same failures at every value)\n", sweep.field,
                      to_string(strategy), runs);
   out << fmt::format("  {:>12} {:>11} {:>10} {:>12} {:>14} {:>13} {:>8}\n", sweep.field, "interval s", "goodput %",
@@ -363,6 +372,8 @@ GoodputOptions& add_goodput_options(CLI::App& command, const std::string& defaul
   command.add_option("--runs", o.runs, "Monte Carlo runs (default 1000)");
   command.add_option("--seed", o.seed, "Monte Carlo seed (default 1)");
   command.add_option("--interval", o.interval, "checkpoint interval in seconds of training, or auto");
+  command.add_option("--checkpoint", o.checkpoint_mode,
+                     "blocking | async | in_memory: how checkpoints are taken (default: the scenario's, else blocking)");
   command.add_option("--strategy", o.strategy, "wait_for_repair | spare_nodes | elastic | all (default all)");
   command.add_option("--sweep-points", o.sweep_points, "checkpoint intervals in the sweep (default 17; 0: no sweep)");
   command.add_option("--json", o.json_file, "also write the figures as JSON to this file");
@@ -404,19 +415,12 @@ int run_goodput_command(const GoodputOptions& options) {
   const GoodputSetup setup = make_goodput_setup(scenario, config, simulated.engine.iteration_s);
   print_setup(std::cout, scenario, setup, simulated.simulation_wall_s + simulated.platform_build_wall_s);
 
-  std::vector<StrategyResult> results;
-  for (RecoveryStrategy strategy : strategies) {
-    RecoveryModel recovery = setup.recovery;
-    recovery.strategy = strategy;
-    results.push_back({strategy, monte_carlo(setup.problem, recovery, setup.interval_s, runs, seed)});
-  }
-  ClusterCost cost{.gpus = scenario.gpu_count(), .inputs = cost_input_flags(options.usd_per_gpu_hour, options.pue),
-                   .facility_power_w = 0};
-  cost.facility_power_w = cluster_power_w(scenario) * cost.inputs.pue;
+  const std::vector<StrategyMonteCarlo> results = monte_carlo_by_strategy(setup, strategies, runs, seed);
+  const WallClockCost cost = wall_clock_cost(scenario, cost_input_flags(options.usd_per_gpu_hour, options.pue));
   print_monte_carlo(std::cout, setup, results, runs, seed, cost);
 
   json out = {{"setup", setup_json(scenario, setup)}, {"seed", seed}, {"monte_carlo", json::object()}};
-  for (const StrategyResult& r : results) {
+  for (const StrategyMonteCarlo& r : results) {
     json& j = out["monte_carlo"][to_string(r.strategy)] = monte_carlo_json(r.mc);
     j["gpu_hours"] = cost.gpu_hours(r.mc.mean_wall_s);
     j["cost_usd"] = cost.cost_usd(r.mc.mean_wall_s);
@@ -428,7 +432,7 @@ int run_goodput_command(const GoodputOptions& options) {
   // The sweep: the one strategy asked for, else the scenario's; a log grid over 1/8 to 8 times
   // the closed-form optimum (pointless without failures).
   const double rate = setup.problem.failure_rate_per_s();
-  const double optimum_s = optimal_interval_s(setup.write_s, rate);
+  const double optimum_s = optimal_interval_s(setup.problem);
   if (sweep_points > 0 && rate > 0 && std::isfinite(optimum_s) && optimum_s > 0) {
     RecoveryModel recovery = setup.recovery;
     if (strategies.size() == 1) recovery.strategy = strategies.front();
@@ -438,7 +442,7 @@ int run_goodput_command(const GoodputOptions& options) {
     const MonteCarloResult daly_mc = monte_carlo(setup.problem, recovery, sweep.daly_interval_s, runs, seed);
     print_sweep(std::cout, setup, sweep, recovery.strategy, young_mc, daly_mc, runs);
     json points = json::array();
-    for (const SweepPoint& p : sweep.points)
+    for (const IntervalPoint& p : sweep.points)
       points.push_back({{"interval_s", p.interval_s},
                         {"closed_form_goodput", p.closed_form_goodput},
                         {"monte_carlo_goodput", p.monte_carlo_goodput},

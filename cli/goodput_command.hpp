@@ -21,6 +21,7 @@ struct GoodputOptions {
   std::string runs = "1000";
   std::string seed = "1";
   std::string interval;                  // seconds or "auto"; empty: the scenario's
+  std::string checkpoint_mode;           // blocking | async | in_memory; empty: the scenario's
   std::string strategy = "all";          // wait_for_repair | spare_nodes | elastic | all
   std::string sweep_points = "17";       // intervals in the sweep; 0: no sweep
   std::string json_file;

@@ -20,6 +20,7 @@
 #include "chrome_trace.hpp"
 #include "compare_view.hpp"
 #include "headline_figures.hpp"
+#include "goodput_view.hpp"
 #include "plan_view.hpp"
 #include "run_controller.hpp"
 #include "scenario_panel.hpp"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   sweep_ = new SweepPanel;
   strategies_ = new StrategyView;
   plans_ = new PlanView;
+  goodput_ = new GoodputView;
   compare_ = new CompareView;
   traces_ = new TracePanel(source_dir + "/topologies");
   compare_->setCostFunction([this](const Report& r) { return summary_->costOf(r); });
@@ -83,6 +85,7 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   tabs_->addTab(topology_, "Topology");
   tabs_->addTab(sweep_, "Sweep");
   tabs_->addTab(plans_, "Plan");
+  tabs_->addTab(goodput_, "Goodput");
   tabs_->addTab(strategies_, "Strategies");
   tabs_->addTab(compare_, "Compare");
   tabs_->addTab(traces_, "Trace");
@@ -119,7 +122,14 @@ MainWindow::MainWindow(const QString& source_dir, QWidget* parent) : QMainWindow
   connect(controller_, &RunController::stopped, this, &MainWindow::runStopped);
   connect(panel_, &ScenarioPanel::checked, this, &MainWindow::scenarioChecked);
   connect(topology_, &TopologyView::eventRequested, panel_, &ScenarioPanel::addEvent);
-  connect(summary_, &SummaryView::costInputsChanged, this, [this] { compare_->setRuns(kept_); });
+  const auto share_price = [this] {
+    goodput_->setCostInputs(CostInputs{.usd_per_gpu_hour = summary_->usdPerGpuHour(), .pue = kDefaultPue});
+  };
+  share_price();
+  connect(summary_, &SummaryView::costInputsChanged, this, [this, share_price] {
+    compare_->setRuns(kept_);
+    share_price();
+  });
   connect(compare_, &CompareView::removeRequested, this, [this](int i) {
     if (i < 0 || size_t(i) >= kept_.size()) return;
     kept_.erase(kept_.begin() + i);
@@ -206,6 +216,7 @@ void MainWindow::scenarioChecked() {
   scenario_error_->setVisible(!c.scenario.has_value());
   strategies_->setScenario(c.scenario);
   plans_->setScenario(c.scenario);
+  goodput_->setScenario(c.scenario);
   // Strategies are compared for layer-graph models only: the tab is not offered for a transformer.
   tabs_->setTabVisible(tabs_->indexOf(strategies_), !c.scenario || c.scenario->layer_model.has_value());
   if (!c.scenario) return;

@@ -16,6 +16,7 @@ class QTabWidget;
 namespace dtsim::gui {
 
 class CompareView;
+class GoodputView;
 class PlanView;
 class RunController;
 class ScenarioPanel;
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   SweepPanel* sweep() const { return sweep_; }
   StrategyView* strategies() const { return strategies_; }
   PlanView* plans() const { return plans_; }
+  GoodputView* goodput() const { return goodput_; }
   CompareView* compare() const { return compare_; }
   TracePanel* traces() const { return traces_; }
   const QString& sourceDir() const { return source_dir_; }
@@ -83,6 +85,7 @@ class MainWindow : public QMainWindow {
   SweepPanel* sweep_ = nullptr;
   StrategyView* strategies_ = nullptr;
   PlanView* plans_ = nullptr;
+  GoodputView* goodput_ = nullptr;
   QLabel* scenario_error_ = nullptr;  // the scenario's error, by Run when it cannot run
   TracePanel* traces_ = nullptr;
   CompareView* compare_ = nullptr;

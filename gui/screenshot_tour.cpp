@@ -7,7 +7,9 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "goodput_view.hpp"
 #include "main_window.hpp"
+#include "plan_view.hpp"
 #include "scenario_panel.hpp"
 #include "strategy_view.hpp"
 #include "sweep_panel.hpp"
@@ -52,6 +54,8 @@ int takeScreenshots(MainWindow& window, const QString& folder) {
   window.sweep()->runSweep();
   if (window.sweep()->isRunning()) waitFor(window.sweep(), &SweepPanel::sweepFinished);
   if (window.strategies()->compare()) waitFor(window.strategies(), &StrategyView::finished);
+  if (window.plans()->plan()) waitFor(window.plans(), &PlanView::finished);
+  if (window.goodput()->estimate()) waitFor(window.goodput(), &GoodputView::finished);
   if (window.traces()->open({window.sourceDir() + "/tests/data/traces/dlrm_kineto"}))
     waitFor(window.traces(), &TracePanel::finished);
 

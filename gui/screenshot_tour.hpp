@@ -1,7 +1,7 @@
 #pragma once
 // `dtsim-gui --screenshots DIR`: runs the opened scenario, then again with a straggler, keeps
-// both, sweeps the GPU count, compares strategies, imports the shipped DLRM traces, and saves a
-// PNG of every tab to DIR (tools/gui-screenshots.sh
+// both, sweeps the GPU count, compares strategies, plans layouts, estimates goodput, imports the
+// shipped DLRM traces, and saves a PNG of every tab to DIR (tools/gui-screenshots.sh
 // runs it under Xvfb so that a person can look at each view).
 #include <QString>
 

@@ -30,7 +30,7 @@ std::filesystem::path reliability_file(const std::string& name) { return test::d
 GoodputProblem four_hour_mtbf_problem(bool node_failures) {
   GoodputProblem p;
   p.work_s = 30 * kDay;
-  p.checkpoint_write_s = 120;
+  p.checkpoint_stall_s = 120;
   p.recovery_s = 600;
   p.failures = {{"software", 1, 4.0, false}};
   if (node_failures) p.failures = {{"software", 1, 8.0, false}, {"gpu", 4, 32.0, true}};  // the same 4 h in all
@@ -114,7 +114,7 @@ TEST(Goodput, YoungAndDalyByHand) {
   // And it is the best interval of the closed form (a long run, so the remainder does not matter).
   GoodputProblem p;
   p.work_s = 1e4 * best;
-  p.checkpoint_write_s = 50;
+  p.checkpoint_stall_s = 50;
   p.recovery_s = 300;
   p.failures = {{"all", 1, 10000 / kHour, false}};
   for (const double other : {best * 0.9, best * 1.1, 1000.0, 950.0})
@@ -126,7 +126,7 @@ TEST(Goodput, YoungAndDalyByHand) {
 TEST(Goodput, NoFailuresCostsOnlyCheckpoints) {
   GoodputProblem p;
   p.work_s = 10000;
-  p.checkpoint_write_s = 25;
+  p.checkpoint_stall_s = 25;
   p.recovery_s = 600;
   p.failures = failure_classes(ComponentMtbf{kNeverFails, kNeverFails, kNeverFails, kNeverFails, kNeverFails, kNeverFails},
                                64, 64, 12, 8);
@@ -184,7 +184,7 @@ struct HandCase {
   RecoveryModel recovery;
   HandCase() {
     problem.work_s = 10000;
-    problem.checkpoint_write_s = 10;
+    problem.checkpoint_stall_s = 10;
     problem.recovery_s = 100;
     problem.failures = {{"gpu", 1, 1000, true}, {"software", 1, 1000, false}};
     recovery.repair_s = 3600;
@@ -260,7 +260,7 @@ TEST(Goodput, MonteCarloOrdersTheStrategies) {
   // 64 replicas: spares beat waiting by far, and elastic (1/64 slower for a few hours) is close to spares.
   GoodputProblem p;
   p.work_s = 20 * kDay;
-  p.checkpoint_write_s = 30;
+  p.checkpoint_stall_s = 30;
   p.recovery_s = 300;
   p.failures = {{"host", 64, 640, true}};
   RecoveryModel r;

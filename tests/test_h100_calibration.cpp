@@ -11,6 +11,7 @@
 #include "calibration.hpp"
 #include "calibration_file_reader.hpp"
 #include "calibration_writer.hpp"
+#include "device_spec.hpp"
 #include "measured_efficiency.hpp"
 #include "raw_conversion.hpp"
 #include "test_support.hpp"
@@ -70,6 +71,13 @@ TEST(H100Calibration, RawProfileConvertsAsWorkedOutByHand) {
   // h2d 2^30 B / 19.459 ms = 55.1795e9 B/s.
   EXPECT_NEAR(c.copies.d2d_Bps, 2.998207e12, 1e6);
   EXPECT_NEAR(c.copies.h2d_Bps, 55.1795e9, 1e5);
+  // d2h 2^30 B / 19.4603 ms = 55.176e9 B/s: the pinned-copy efficiency the goodput model's host
+  // copies use (device_spec.hpp), of PCIe Gen5 x16's 32 GT/s x 16 x 128/130 / 8 = 63.015 GB/s.
+  EXPECT_NEAR(c.copies.d2h_Bps, 55.176e9, 1e6);
+  const DeviceSpec* h100 = find_device("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_NEAR(h100->pcie_Bps, 63.015e9, 1e6);
+  EXPECT_NEAR(h100->host_copy_Bps(), c.copies.d2h_Bps, 0.001 * c.copies.d2h_Bps);
   ASSERT_TRUE(c.profiler.overhead_percent);
   EXPECT_NEAR(*c.profiler.overhead_percent, 2.508571, 1e-6);
 }

@@ -22,6 +22,10 @@ double cluster_power_w(const Scenario& s) {
                          s.cluster.topology.node.power_w);
 }
 
+WallClockCost wall_clock_cost(const Scenario& s, const CostInputs& inputs) {
+  return {.gpus = s.gpu_count(), .inputs = inputs, .facility_power_w = cluster_power_w(s) * inputs.pue};
+}
+
 TrainingCost training_cost(const Report& r, double amount, const CostInputs& inputs) {
   TrainingCost c;
   c.amount = amount;

@@ -52,6 +52,19 @@ inline TrainingCost training_cost(const Report& r, double amount, double usd_per
   return training_cost(r, amount, CostInputs{.usd_per_gpu_hour = usd_per_gpu_hour});
 }
 
+// What holding and powering a scenario's cluster for a wall-clock time costs (goodput's rows): the
+// cluster is held the whole time and draws its power throughout (idle GPUs draw less: an upper
+// bound on the energy).
+struct WallClockCost {
+  int gpus = 0;
+  CostInputs inputs;
+  double facility_power_w = 0;  // cluster_power_w x PUE
+  double gpu_hours(double wall_s) const { return wall_s / 3600.0 * gpus; }
+  double cost_usd(double wall_s) const { return gpu_hours(wall_s) * inputs.usd_per_gpu_hour; }
+  double energy_mwh(double wall_s) const { return facility_power_w * wall_s / 3.6e9; }
+};
+WallClockCost wall_clock_cost(const Scenario& s, const CostInputs& inputs);
+
 // A whole number with thousands separators: 1234567.8 -> "1,234,568".
 std::string with_thousands(double value);
 

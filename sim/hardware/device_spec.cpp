@@ -27,15 +27,32 @@ constexpr BoardPower kBoardPowerW[] = {{"a100-40gb-sxm", 400},   {"a100-80gb-sxm
                                        {"v100-sxm2-16gb", 300},  {"v100-sxm2-32gb", 300}, {"p100-sxm2-16gb", 300},
                                        {"p100-pcie-16gb", 250},  {"k80", 150}};
 
-std::vector<DeviceSpec> with_board_power(std::vector<DeviceSpec> devices) {
-  for (DeviceSpec& d : devices)
+// PCIe generation of each part's x16 link to its host: A100 Gen4 (A100 datasheet: "PCIe Gen4
+// 64 GB/s"), H100 SXM5 and H200 Gen5 ("PCIe Gen5 128 GB/s"; both bidirectional), B200 Gen5 (its
+// Gen6 link runs at the Gen5 of the hosts of HGX B200 servers), V100, P100 and K80 Gen3.
+struct PcieLink {
+  const char* id;
+  int generation;
+};
+constexpr PcieLink kPcieGeneration[] = {{"a100-40gb-sxm", 4},  {"a100-80gb-sxm", 4},  {"h100-sxm", 5},
+                                        {"h100-96gb-500w", 5}, {"h200-sxm", 5},       {"b200", 5},
+                                        {"v100-sxm2-16gb", 3}, {"v100-sxm2-32gb", 3}, {"p100-sxm2-16gb", 3},
+                                        {"p100-pcie-16gb", 3}, {"k80", 3}};
+// One direction of an x16 link: 16 lanes x 8, 16, 32 GT/s x 128/130 (Gen3 and later encode 128b/130b) / 8.
+double pcie_x16_Bps(int generation) { return 16 * 8e9 * std::pow(2.0, generation - 3) * 128 / 130 / 8; }
+
+std::vector<DeviceSpec> with_board_power_and_pcie(std::vector<DeviceSpec> devices) {
+  for (DeviceSpec& d : devices) {
     for (const BoardPower& p : kBoardPowerW)
       if (d.id == p.id) d.board_power_w = p.watts;
+    for (const PcieLink& l : kPcieGeneration)
+      if (d.id == l.id) d.pcie_Bps = pcie_x16_Bps(l.generation);
+  }
   return devices;
 }
 
 const std::vector<DeviceSpec>& all_devices() {
-  static const std::vector<DeviceSpec> devices = with_board_power({
+  static const std::vector<DeviceSpec> devices = with_board_power_and_pcie({
       // NVIDIA A100 Tensor Core GPU datasheet (2021, SXM column): BF16/FP16 312 TFLOP/s dense,
       // TF32 156 TFLOP/s dense, FP32 (CUDA cores) 19.5, no FP8; 40GB HBM2 at 1,555 GB/s; NVLink3
       // 600 GB/s bidirectional. 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper).
@@ -117,6 +134,8 @@ int DeviceSpec::nvlink_generation() const {
     default: return 0;
   }
 }
+
+double DeviceSpec::host_copy_Bps() const { return pcie_Bps * kPinnedCopyEfficiency; }
 
 double DeviceSpec::collective_sm_share(int ctas) const {
   return sms > 0 ? double(std::min(ctas, sms)) / sms : 0.0;

@@ -38,6 +38,11 @@ struct DeviceSpec {
   // The board's maximum power (TDP) from its datasheet, W: what it draws through a training run,
   // which keeps it near its power limit (kBoardPowerW in device_spec.cpp; 0: not known).
   double board_power_w = 0;
+  // One direction of the board's x16 PCIe link to its host, B/s, by its generation
+  // (kPcieGeneration in device_spec.cpp; 0: not known).
+  double pcie_Bps = 0;
+  // A copy of pinned memory from the GPU to its host: pcie_Bps at the efficiency measured here.
+  double host_copy_Bps() const;
 
   // Fraction of the GPU's SMs an NCCL collective kernel of `ctas` CTAs (one per channel,
   // nccl_collective_channels) occupies while it runs beside compute, each CTA on its own SM, at
@@ -59,6 +64,10 @@ struct DeviceSpec {
 // 0.59 of the measured step. The compiled step's GEMMs ran 1.2% longer than the eager one's, the
 // same GEMMs (76.8 against 75.9 ms): the in-step rate holds up to 0.59.
 inline constexpr double kInStepTensorShare = 0.59;
+// Measured on the H100 SXM lent to this project (2026-11-26, dtsim-profile's 1 GiB pinned copies in
+// tests/data/profiler/h100-sxm-2026-11-26.raw.json): device to host 55.176 GB/s (host to device the
+// same), of PCIe Gen5 x16's 63.015.
+inline constexpr double kPinnedCopyEfficiency = 55.176e9 / 63.015e9;
 
 const DeviceSpec* find_device(const std::string& id);
 std::vector<std::string> device_ids();

@@ -69,11 +69,14 @@ class TrainingRun {
     phase_end_ = end;
   }
 
+  // Up to the next safe checkpoint: a fresh window after a restart (or at the start), else a
+  // streaming one (goodput_model.hpp).
   void begin_segment(double now) {
     const double work = segments_done_ == segments_total_ - 1 ? last_work_s_ : interval_s_;
     segment_compute_s_ = work * slowdown();
+    window_s_ = fresh_ ? fresh_window_s(p_, segment_compute_s_) : streaming_window_s(p_, segment_compute_s_);
     t_ = now;
-    begin(Phase::running, now + segment_compute_s_ + p_.checkpoint_write_s);
+    begin(Phase::running, now + window_s_);
   }
 
   // Books the time since the phase began; `completed`: a segment that finished (kept).
@@ -83,7 +86,7 @@ class TrainingRun {
       case Phase::running:
         if (completed) {
           out_.compute_s += segment_compute_s_;
-          out_.checkpoint_s += p_.checkpoint_write_s;
+          out_.checkpoint_s += window_s_ - segment_compute_s_;
         } else {
           out_.lost_s += spent;
         }
@@ -104,6 +107,7 @@ class TrainingRun {
 
   // After a failure, or when a wait may be over: restart if the job has its nodes, else wait.
   void enter_recovery() {
+    fresh_ = true;  // the job resumes from its last safe checkpoint
     if (elastic()) {  // repaired nodes join a restart that happens anyway
       out_nodes_ -= pending_;
       pending_ = 0;
@@ -161,8 +165,9 @@ class TrainingRun {
       case Phase::running:
         ++segments_done_;
         ++out_.checkpoints;
+        fresh_ = false;
         if (segments_done_ == segments_total_) return true;
-        if (elastic() && pending_ > 0) {  // rejoin: a planned restart, no work lost
+        if (elastic() && pending_ > 0) {  // rejoin: a planned restart (no work lost when blocking)
           enter_recovery();
           return false;
         }
@@ -182,7 +187,7 @@ class TrainingRun {
     if (full_left <= 0) return;
     const double next_event = std::min(next_failure_.time_s, repairs_.empty() ? kInf : repairs_.top());
     const double compute_s = interval_s_ * slowdown();
-    const double length_s = compute_s + p_.checkpoint_write_s;
+    const double length_s = streaming_window_s(p_, compute_s);
     long skip = full_left;
     if (next_event < kInf) {
       skip = std::min<long>(full_left, long(std::floor((next_event - t_) / length_s)));
@@ -191,7 +196,7 @@ class TrainingRun {
     if (skip <= 0) return;
     t_ += double(skip) * length_s;
     out_.compute_s += double(skip) * compute_s;
-    out_.checkpoint_s += double(skip) * p_.checkpoint_write_s;
+    out_.checkpoint_s += double(skip) * (length_s - compute_s);
     out_.checkpoints += skip;
     segments_done_ += skip;
   }
@@ -212,6 +217,8 @@ class TrainingRun {
   long segments_total_ = 0, segments_done_ = 0;
   double last_work_s_ = 0;
   double segment_compute_s_ = 0;
+  double window_s_ = 0;  // of the segment under way: its compute and checkpoint until safe
+  bool fresh_ = true;    // the segment started after a restart (or at the start)
   double t_ = 0;
   Phase phase_ = Phase::running;
   double phase_start_ = 0, phase_end_ = kInf;
@@ -231,8 +238,9 @@ double exponential(std::mt19937_64& rng, double rate_per_s) {
   return -std::log1p(-u) / rate_per_s;
 }
 
+// At most (every window a fresh one).
 double failure_free_wall_s(const GoodputProblem& p, double interval_s) {
-  return p.work_s + double(checkpoint_count(p.work_s, interval_s)) * p.checkpoint_write_s;
+  return p.work_s + double(checkpoint_count(p.work_s, interval_s)) * (p.checkpoint_stall_s + p.checkpoint_persist_s);
 }
 
 }  // namespace
@@ -328,16 +336,16 @@ IntervalSweep sweep_intervals(const GoodputProblem& problem, const RecoveryModel
                               double highest_s, int count, int runs, uint64_t seed, int threads) {
   IntervalSweep sweep;
   const double rate = problem.failure_rate_per_s();
-  sweep.young_interval_s = young_interval_s(problem.checkpoint_write_s, rate);
-  sweep.daly_interval_s = daly_interval_s(problem.checkpoint_write_s, rate);
-  sweep.optimal_interval_s = optimal_interval_s(problem.checkpoint_write_s, rate);
+  sweep.young_interval_s = young_interval_s(problem.checkpoint_stall_s, rate);
+  sweep.daly_interval_s = daly_interval_s(problem.checkpoint_stall_s, rate);
+  sweep.optimal_interval_s = optimal_interval_s(problem);
   if (std::isfinite(sweep.optimal_interval_s) && sweep.optimal_interval_s > 0)
     sweep.optimal_goodput = closed_form_goodput(problem, sweep.optimal_interval_s);
   else
     sweep.optimal_goodput = closed_form_goodput(problem, std::max(problem.work_s, 1e-9));
   for (int i = 0; i < count; ++i) {
     const double f = count > 1 ? double(i) / (count - 1) : 0;
-    SweepPoint point;
+    IntervalPoint point;
     point.interval_s = lowest_s * std::pow(highest_s / lowest_s, f);
     point.closed_form_goodput = closed_form_goodput(problem, point.interval_s);
     const MonteCarloResult mc = monte_carlo(problem, recovery, point.interval_s, runs, seed, threads);

@@ -83,14 +83,14 @@ struct MonteCarloResult {
 MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs,
                              uint64_t seed, int threads = 0);
 
-struct SweepPoint {
+struct IntervalPoint {
   double interval_s = 0;
   double closed_form_goodput = 0;
   double monte_carlo_goodput = 0;
   bool monte_carlo_finished = true;  // every run finished (else the goodput is an upper bound)
 };
 struct IntervalSweep {
-  std::vector<SweepPoint> points;
+  std::vector<IntervalPoint> points;
   int best_monte_carlo = -1;        // index of the best MC goodput among finished points; -1: none
   double optimal_interval_s = 0;    // closed form's continuous optimum
   double optimal_goodput = 0;       // closed form at it

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "device_spec.hpp"
+#include "input_error.hpp"
 #include "layer_model_costs.hpp"
 #include "topology_graph.hpp"
 
@@ -91,11 +93,31 @@ GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& conf
   g.write_Bps = std::min(double(g.nodes) * c.write_GBps_per_node, c.storage_write_GBps) * 1e9;
   g.read_Bps = std::min(double(g.nodes) * c.read_GBps_per_node, c.storage_read_GBps) * 1e9;
   g.write_s = g.checkpoint_bytes / g.write_Bps;
-  g.reload_s = g.checkpoint_bytes / g.read_Bps;
+  g.mode = c.mode;
+  if (c.mode == CheckpointMode::in_memory && (g.nodes < 2 || s.cluster.topology.node.nics < 1))
+    throw InputError({s.source_file.string(), 0, "reliability.checkpoint.mode",
+                      "blocking or async for a job on one node or without NICs (in_memory copies to another node)",
+                      fmt::format("in_memory on {} node(s) of {} NIC(s)", g.nodes, s.cluster.topology.node.nics)});
+  const DeviceSpec* device = find_device(s.cluster.gpu);
+  g.host_copy_Bps = c.host_copy_GBps_per_gpu ? *c.host_copy_GBps_per_gpu * 1e9 : device->host_copy_Bps();
+  g.host_copy_s = g.checkpoint_bytes / double(g.gpus) / g.host_copy_Bps;
+  g.peer_Bps = s.cluster.topology.node.nic_aggregate_bw_Bps();
+  g.peer_copy_s = g.checkpoint_bytes / double(g.nodes) / g.peer_Bps;
+  g.reload_s = c.mode == CheckpointMode::in_memory ? g.peer_copy_s : g.checkpoint_bytes / g.read_Bps;
   g.restart_s = c.restart_s;
 
   g.problem.work_s = g.iterations * iteration_s;
-  g.problem.checkpoint_write_s = g.write_s;
+  switch (c.mode) {
+    case CheckpointMode::blocking: g.problem.checkpoint_stall_s = g.write_s; break;
+    case CheckpointMode::async:
+      g.problem.checkpoint_stall_s = g.host_copy_s;
+      g.problem.checkpoint_persist_s = g.write_s;
+      break;
+    case CheckpointMode::in_memory:
+      g.problem.checkpoint_stall_s = g.host_copy_s;
+      g.problem.checkpoint_persist_s = g.peer_copy_s;
+      break;
+  }
   g.problem.recovery_s = g.restart_s + g.reload_s;
   g.problem.failures = failure_classes(config.mtbf, g.gpus, g.nics, g.switches, g.nodes);
 
@@ -113,11 +135,23 @@ GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& conf
     // Checkpoints happen between iterations: the optimum rounded to whole iterations (at least
     // one); no failures at all: one checkpoint, at the end.
     g.interval_auto = true;
-    const double best = optimal_interval_s(g.write_s, g.problem.failure_rate_per_s());
+    const double best = optimal_interval_s(g.problem);
     g.interval_s = std::isfinite(best) ? std::max(1.0, std::round(best / iteration_s)) * iteration_s
                                        : std::max(g.problem.work_s, iteration_s);
   }
   return g;
+}
+
+std::vector<StrategyMonteCarlo> monte_carlo_by_strategy(const GoodputSetup& g,
+                                                        const std::vector<RecoveryStrategy>& strategies, int runs,
+                                                        uint64_t seed, int threads) {
+  std::vector<StrategyMonteCarlo> out;
+  for (RecoveryStrategy strategy : strategies) {
+    RecoveryModel recovery = g.recovery;
+    recovery.strategy = strategy;
+    out.push_back({strategy, monte_carlo(g.problem, recovery, g.interval_s, runs, seed, threads)});
+  }
+  return out;
 }
 
 }  // namespace dtsim

@@ -26,8 +26,15 @@ struct GoodputSetup {
   double parameters = 0;
   double checkpoint_bytes = 0;
   std::string checkpoint_size_source;
-  double write_Bps = 0, read_Bps = 0;  // effective: min(nodes x per node, storage)
-  double write_s = 0, reload_s = 0, restart_s = 0;
+  double write_Bps = 0, read_Bps = 0;  // storage, effective: min(nodes x per node, storage)
+  double write_s = 0;                  // the whole checkpoint to storage
+  CheckpointMode mode = CheckpointMode::blocking;
+  double host_copy_Bps = 0;   // async, in_memory: per GPU
+  double host_copy_s = 0;     // async, in_memory: each GPU's shard (size / GPUs) to host memory
+  double peer_Bps = 0;        // in_memory: a node's NICs
+  double peer_copy_s = 0;     // in_memory: a node's shard (size / nodes) to or from a peer node
+  double reload_s = 0;        // from storage, or from the peer (in_memory)
+  double restart_s = 0;
 
   double interval_s = 0;        // used by the Monte Carlo
   bool interval_auto = false;   // the closed-form optimum rounded to whole iterations
@@ -55,7 +62,20 @@ std::vector<FailureClass> failure_classes(const ComponentMtbf& m, long gpus, lon
 // (at most dp), else part of one replica.
 int replicas_per_node_failure(const Scenario& s);
 
+// The stall δ and the persist time P of each mode (goodput_model.hpp): blocking δ = write_s,
+// P = 0; async δ = host_copy_s, P = write_s (the background write at storage speed); in_memory
+// δ = host_copy_s, P = peer_copy_s. Reload: from storage, in_memory from the peer (peer_copy_s).
 // Throws InputError when the scenario's fabric cannot hold its nodes (topology_graph.hpp).
 GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& config, double iteration_s);
+
+// The Monte Carlo of the setup's problem and interval under each strategy (the setup's recovery
+// model otherwise), with the same failures.
+struct StrategyMonteCarlo {
+  RecoveryStrategy strategy;
+  MonteCarloResult mc;
+};
+std::vector<StrategyMonteCarlo> monte_carlo_by_strategy(const GoodputSetup& g,
+                                                        const std::vector<RecoveryStrategy>& strategies, int runs,
+                                                        uint64_t seed, int threads = 0);
 
 }  // namespace dtsim

@@ -39,8 +39,11 @@ void read_mtbf(const YamlFields& f, const YAML::Node& map, ComponentMtbf& m) {
 void read_checkpoint(const YamlFields& f, const YAML::Node& map, CheckpointPolicy& c) {
   const std::string path = kPath + ".checkpoint";
   f.require_known_keys(map, path,
-                       {"interval_s", "size_bytes", "write_GBps_per_node", "read_GBps_per_node", "storage_write_GBps",
-                        "storage_read_GBps", "restart_s"});
+                       {"mode", "interval_s", "size_bytes", "write_GBps_per_node", "read_GBps_per_node",
+                        "storage_write_GBps", "storage_read_GBps", "restart_s", "host_copy_GBps_per_gpu"});
+  c.mode = read_choice(f, map, path, "mode", kCheckpointModes, c.mode);
+  if (f.has(map, "host_copy_GBps_per_gpu"))
+    c.host_copy_GBps_per_gpu = f.positive_number(map, path, "host_copy_GBps_per_gpu");
   if (f.has(map, "interval_s")) c.interval_s = positive_number_or_word(f, map, path, "interval_s", "auto");
   if (f.has(map, "size_bytes")) c.size_bytes = f.positive_number(map, path, "size_bytes");
   const std::pair<const char*, double*> bandwidths[] = {{"write_GBps_per_node", &c.write_GBps_per_node},
@@ -86,6 +89,15 @@ void read_training(const YamlFields& f, const YAML::Node& map, bool layer_model,
 }
 
 }  // namespace
+
+const char* to_string(CheckpointMode m) {
+  switch (m) {
+    case CheckpointMode::blocking: return "blocking";
+    case CheckpointMode::async: return "async";
+    case CheckpointMode::in_memory: return "in_memory";
+  }
+  return "?";
+}
 
 RecoveryStrategy recovery_strategy_from(const std::string& name) {
   for (RecoveryStrategy s : kRecoveryStrategies)

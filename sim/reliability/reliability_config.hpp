@@ -39,7 +39,26 @@ struct ComponentMtbf {
   double software_hours = 2048.0 * 1296 / 63;
 };
 
+// How a checkpoint is taken (goodput_setup.cpp prices each):
+//  - blocking: the job stops while the GPUs write their shards to storage (torch.save, Megatron-LM
+//    without --async-save);
+//  - async: the job stops only to copy each GPU's shard to pinned host memory; a background
+//    process writes it to storage while training goes on (Megatron-LM --async-save, PyTorch
+//    DCP async_save, NVIDIA Resiliency Extension); a restart reloads from storage;
+//  - in_memory: as async, but the background copy goes to a peer node's host memory over the
+//    NICs, and a restart reloads from there (Gemini: Wang et al., SOSP 2023). The storage
+//    checkpoints such a job still takes now and then, against a node and its peer failing
+//    together, are not modelled.
+enum class CheckpointMode { blocking, async, in_memory };
+inline constexpr CheckpointMode kCheckpointModes[] = {CheckpointMode::blocking, CheckpointMode::async,
+                                                      CheckpointMode::in_memory};
+const char* to_string(CheckpointMode m);
+
 struct CheckpointPolicy {
+  CheckpointMode mode = CheckpointMode::blocking;
+  // async and in_memory: GPU to pinned host memory, per GPU, all at once. Empty: the GPU's PCIe
+  // link at the efficiency measured on an H100 (DeviceSpec::host_copy_Bps).
+  std::optional<double> host_copy_GBps_per_gpu;
   std::optional<double> interval_s;   // training seconds between checkpoints; empty: "auto" (closed-form optimum)
   std::optional<double> size_bytes;   // empty: 14 B per parameter (see goodput_setup.hpp)
   // A checkpoint is written at min(nodes x per-node, storage) bytes/s and read back the same way.

@@ -18,10 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include "compare_view.hpp"
+#include "goodput_view.hpp"
 #include "headline_figures.hpp"
 #include "input_error.hpp"
 #include "main_window.hpp"
 #include "plan_view.hpp"
+#include "reliability_config.hpp"
 #include "report.hpp"
 #include "scenario_loader.hpp"
 #include "scenario_panel.hpp"
@@ -208,6 +210,52 @@ class TestMainWindow : public QObject {
     QCOMPARE(s.parallelism.schedule, second.parallelism.schedule);
     QCOMPARE(s.training.micro_batch, second.training.micro_batch);
     QCOMPARE(s.training.recompute, second.training.recompute);
+  }
+
+  // Issue 47: the Goodput tab estimates the whole training run as `dtsim goodput` does (the same
+  // setup, Monte Carlo of seed 1 and closed form), costed at the Summary's price; in_memory
+  // checkpoints on this one-node scenario say why not.
+  void goodputTabEstimatesTheTrainingRunAsTheLibraryDoes() {
+    MainWindow w(kSource);
+    w.openScenario(kScenario);
+    GoodputView* view = w.goodput();
+    QSignalSpy done(view, &GoodputView::finished);
+    view->setCheckpointMode(CheckpointMode::in_memory);
+    QVERIFY(view->estimate());
+    QVERIFY(done.wait(120000));
+    QVERIFY(!view->result());
+    QVERIFY2(view->statusText().contains("in_memory on 1 node(s) of 8 NIC(s)"), qPrintable(view->statusText()));
+
+    view->setCheckpointMode(CheckpointMode::async);
+    view->setTrainingAmount("1e10");
+    view->setRuns(50);
+    QVERIFY(view->estimate());
+    QVERIFY(done.wait(120000));
+    QVERIFY(view->result());
+    const GoodputView::Result& r = *view->result();
+    // 1e10 tokens at 256 x 2048 tokens an iteration: 19,074 iterations.
+    QCOMPARE(r.setup.iterations, 19074.0);
+    const Scenario s = load_scenario(kScenario.toStdString());
+    ReliabilityConfig config = load_reliability_config(kScenario.toStdString());
+    config.checkpoint.mode = CheckpointMode::async;
+    config.training.tokens = 1e10;
+    const GoodputSetup setup = make_goodput_setup(s, config, simulate(s).engine.iteration_s);
+    QCOMPARE(r.setup.iteration_s, setup.iteration_s);
+    QCOMPARE(r.setup.problem.checkpoint_stall_s, setup.problem.checkpoint_stall_s);
+    const std::vector<StrategyMonteCarlo> mc =
+        monte_carlo_by_strategy(setup, {RecoveryStrategy::spare_nodes}, 50, GoodputView::kSeed);
+    QCOMPARE(view->rowCount(), 4);  // three strategies and the closed form
+    QCOMPARE(view->cellText(1, 0), QString("spare_nodes"));
+    QCOMPARE(view->cellText(1, 1), QString::number(mc[0].mc.mean_wall_s / 86400, 'f', 2));
+    QCOMPARE(view->cellText(1, 3), QString::number(100 * mc[0].mc.goodput, 'f', 2));
+    // 8 GPUs held for the mean wall-clock time, at the Summary's price a GPU-hour.
+    const double gpu_hours = mc[0].mc.mean_wall_s / 3600 * 8;
+    QCOMPARE(view->cellText(1, 7), QString::fromStdString(with_thousands(gpu_hours)));
+    QCOMPARE(view->cellText(1, 8),
+             QString::fromStdString(with_thousands(gpu_hours * w.summary()->usdPerGpuHour())));
+    QCOMPARE(view->cellText(3, 0), QString("closed form"));
+    QCOMPARE(view->cellText(3, 1),
+             QString::number(closed_form_wall_s(setup.problem, setup.interval_s) / 86400, 'f', 2));
   }
 
   void invalidFieldShowsTheCliMessageAtTheField() {
