@@ -68,14 +68,22 @@ CompareOptions& add_compare_options(CLI::App& command, const std::string& defaul
   command.add_option("--png", o.png_file,
                      "draw throughput and scaling efficiency per strategy to this PNG (needs Qt 6)");
   command.add_option("--svg", o.svg_file, "draw the same chart to this SVG (needs Qt 6)");
+  command.add_option("--samples", o.samples,
+                     "images, sequences or records to train on, for days, GPU-hours, cost and energy (default: a "
+                     "usual run, e.g. 90 ImageNet epochs)");
+  command.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour, "price of a GPU-hour (default 2.00)");
+  command.add_option("--pue", o.pue, "the facility's power usage effectiveness (default 1.3)");
   return o;
 }
 
 int run_compare_command(const CompareOptions& options) {
   check_chart_flags(options.png_file, options.svg_file, sweep_plots_available());
   check_output_path("--json", options.json_file);
+  const double samples =
+      options.samples.empty() ? 0 : number_flag("--samples", options.samples, 1, 1e30, "a number of samples from 1 to 1e30");
+  const CostInputs inputs = cost_input_flags(options.usd_per_gpu_hour, options.pue);
   const int parallel = int(std::max(1u, std::thread::hardware_concurrency()));
-  const StrategyComparison c = compare_strategies(load_scenario(options.scenario), parallel);
+  const StrategyComparison c = compare_strategies(load_scenario(options.scenario), parallel, samples, inputs);
   std::cout << format_strategy_comparison(c);
   if (!options.json_file.empty())
     write_announced_output("--json", options.json_file, strategy_comparison_to_json(c).dump(2) + "\n");

@@ -12,6 +12,7 @@ namespace dtsim {
 struct CompareOptions {
   std::string scenario;  // the default is given to add_compare_options
   std::string json_file, png_file, svg_file;
+  std::string samples, usd_per_gpu_hour, pue;  // empty: the defaults
 };
 
 CompareOptions& add_compare_options(CLI::App& command, const std::string& default_scenario);

@@ -69,6 +69,32 @@ TEST(StrategyComparison, TheShippedScenarioNamesTheServerHoldingFc6AndScalesAgai
   EXPECT_GT(c["strategies"][1]["samples_per_s"].get<double>(), own["samples_per_s"].get<double>());
 }
 
+// Issue 47: each strategy's days, GPU-hours, cost and energy for --samples at its throughput.
+// 16 K80 (150 W each, no node power in the topology) at $3 a GPU-hour and PUE 1.5.
+TEST(StrategyComparison, EachStrategyCostsItsTrainingAtItsThroughput) {
+  const test::ScratchDir dir;
+  const std::string json = (dir.path() / "cmp.json").string();
+  const std::string scenario = (test::source_dir() / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string();
+  const test::CliResult r = test::run_dtsim("compare-strategies " + scenario +
+                                            " --samples 1e8 --usd-per-gpu-hour 3 --pue 1.5 --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("to train on        100,000,000 images, at $3.00 per GPU-hour, PUE 1.5"), std::string::npos)
+      << r.output;
+  const nlohmann::json c = nlohmann::json::parse(std::ifstream(json));
+  for (const nlohmann::json& row : c["strategies"]) {
+    const double time_s = 1e8 / row["samples_per_s"].get<double>();
+    const nlohmann::json& cost = row["training_cost"];
+    EXPECT_NEAR(cost["time_s"].get<double>(), time_s, 1e-9 * time_s) << row["strategy"];
+    EXPECT_NEAR(cost["gpu_hours"].get<double>(), time_s / 3600 * 16, 1e-9 * time_s) << row["strategy"];
+    EXPECT_NEAR(cost["cost_usd"].get<double>(), 3 * time_s / 3600 * 16, 1e-8 * time_s) << row["strategy"];
+    EXPECT_NEAR(cost["energy_mwh"].get<double>(), 16 * 150 * 1.5 * time_s / 3.6e9, 1e-12 * time_s) << row["strategy"];
+  }
+  // Without --samples: a usual run of the unit (90 ImageNet epochs of 1,281,167 images).
+  const StrategyComparison usual = compare_strategies(test::vgg16_on_k80_servers(""), 2);
+  EXPECT_TRUE(usual.amount_is_default);
+  EXPECT_DOUBLE_EQ(usual.amount, 90.0 * 1281167);
+}
+
 TEST(StrategyComparison, ATransformerScenarioIsAnError) {
   const std::string scenario = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string();
   const test::CliResult r = test::run_dtsim("compare-strategies " + scenario);

@@ -78,7 +78,7 @@ std::string busiest_server(const Scenario& s, const ServerSummary& servers) {
 }
 
 StrategyOutcome outcome_of(const StrategyVariant& v, const ResolvedScenario& r, const SimulationOutcome& o,
-                           double single_gpu_samples_per_s) {
+                           double single_gpu_samples_per_s, double amount, const CostInputs& inputs) {
   StrategyOutcome out;
   out.strategy = v.name;
   if (!o.result) {
@@ -86,6 +86,7 @@ StrategyOutcome outcome_of(const StrategyVariant& v, const ResolvedScenario& r, 
     return out;
   }
   const Report rep = make_report(r, *o.result);
+  out.cost = training_cost(rep, amount, inputs);
   out.iteration_s = rep.iteration_s;
   out.samples_per_s = rep.samples_per_s;
   out.scaling_efficiency = rep.samples_per_s / (rep.gpus * single_gpu_samples_per_s);
@@ -148,7 +149,7 @@ Scenario with_strategy(const Scenario& s, const StrategyVariant& v, double singl
   return variant;
 }
 
-StrategyComparison compare_strategies(const Scenario& s, int parallel) {
+StrategyComparison compare_strategies(const Scenario& s, int parallel, double samples, const CostInputs& inputs) {
   if (!s.layer_model)
     throw InputError({s.source_file.string(), 0, "model",
                       "a layer-graph model (zoo or layers_file): compare-strategies compares how data-parallel "
@@ -165,6 +166,9 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel) {
   const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
   c.single_gpu_samples_per_s = samples_per_gpu / single_gpu_step_s(s, base.compute);
   c.single_gpu_measured = s.reference.has_value();
+  c.amount_is_default = samples <= 0;
+  c.amount = c.amount_is_default ? usual_training_amount(c.sample_unit) : samples;
+  c.inputs = inputs;
 
   // A variant the scenario's checks refuse (parameter servers for sharded embedding tables) is a
   // row that says why, not a simulation.
@@ -191,7 +195,8 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel) {
       c.rows.push_back(refused);
       continue;
     }
-    c.rows.push_back(outcome_of(variants[i], resolved[simulated], outcomes[simulated], c.single_gpu_samples_per_s));
+    c.rows.push_back(outcome_of(variants[i], resolved[simulated], outcomes[simulated], c.single_gpu_samples_per_s,
+                                c.amount, inputs));
     ++simulated;
   }
   return c;
@@ -202,18 +207,25 @@ std::string format_strategy_comparison(const StrategyComparison& c) {
                                 c.gpu, c.nodes);
   out += fmt::format("one GPU alone       {:.1f} {}s/s ({})\n", c.single_gpu_samples_per_s, c.sample_unit,
                      c.single_gpu_measured ? "the scenario's reference" : "the device model, no communication");
-  out += fmt::format("\n{:<40} {:>11} {:>12} {:>8} {:>9} {:>9} {:>9}\n", "strategy", "iteration",
-                     c.sample_unit + "s/s", "scaling", "compute", "exposed", "other");
+  out += fmt::format("to train on        {} {}s{}, at ${:.2f} per GPU-hour, PUE {:g}\n", with_thousands(c.amount),
+                     c.sample_unit, c.amount_is_default ? " (a usual run; --samples)" : "", c.inputs.usd_per_gpu_hour,
+                     c.inputs.pue);
+  out += fmt::format("\n{:<40} {:>11} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8} {:>11} {:>12} {:>7}\n", "strategy",
+                     "iteration", c.sample_unit + "s/s", "scaling", "compute", "exposed", "other", "days", "GPU-hours",
+                     "cost $", "MWh");
   for (const StrategyOutcome& r : c.rows) {
     if (!r.error.empty()) {
       out += fmt::format("{:<40} not simulated: {}\n", r.strategy, r.error);
       continue;
     }
-    out += fmt::format("{:<40} {:>9.4f} s {:>12.1f} {:>7.1f}% {:>9.4f} {:>9.4f} {:>9.4f}\n", r.strategy, r.iteration_s,
-                       r.samples_per_s, 100 * r.scaling_efficiency, r.compute_s, r.exposed_communication_s, r.other_s);
+    out += fmt::format("{:<40} {:>9.4f} s {:>12.1f} {:>7.1f}% {:>9.4f} {:>9.4f} {:>9.4f} {:>8.2f} {:>11} {:>12} {:>7.1f}\n",
+                       r.strategy, r.iteration_s, r.samples_per_s, 100 * r.scaling_efficiency, r.compute_s,
+                       r.exposed_communication_s, r.other_s, r.cost.time_s / 86400, with_thousands(r.cost.gpu_hours),
+                       with_thousands(r.cost.cost_usd), r.cost.energy_mwh);
   }
   out += "(compute, exposed communication and other: seconds per iteration, mean over GPUs; scaling: against "
-         "the GPUs training alone)\n\nwhat limits each\n";
+         "the GPUs training alone; days, GPU-hours, cost and energy: the training above at each throughput)\n\n"
+         "what limits each\n";
   for (const StrategyOutcome& r : c.rows)
     if (r.error.empty()) out += fmt::format("  {:<38} {}\n", r.strategy, r.bottleneck);
   return out;
@@ -233,7 +245,8 @@ nlohmann::json strategy_comparison_to_json(const StrategyComparison& c) {
                     {"compute_s", r.compute_s},
                     {"exposed_communication_s", r.exposed_communication_s},
                     {"other_s", r.other_s},
-                    {"bottleneck", r.bottleneck}});
+                    {"bottleneck", r.bottleneck},
+                    {"training_cost", training_cost_to_json(r.cost)}});
   }
   return {{"scenario", c.scenario},
           {"model", c.model},

@@ -2,12 +2,14 @@
 // `dtsim compare-strategies`: one layer-graph model on one cluster trained with each way of
 // synchronising its data-parallel replicas (DDP, Horovod, compressed all-reduce, parameter servers
 // sync and async, hierarchical), side by side: throughput, scaling efficiency against one GPU
-// alone, where the time goes and what limits it.
+// alone, where the time goes and what limits it, and what training on an amount of samples takes
+// with each (days, GPU-hours, cost, energy: training_cost.hpp).
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "scenario.hpp"
+#include "training_cost.hpp"
 
 namespace dtsim {
 
@@ -31,6 +33,7 @@ struct StrategyOutcome {
   // Mean over GPUs, per iteration.
   double compute_s = 0, exposed_communication_s = 0, other_s = 0;
   std::string bottleneck;  // what limits it, in words
+  TrainingCost cost;       // StrategyComparison::amount at samples_per_s
 };
 
 struct StrategyComparison {
@@ -38,11 +41,16 @@ struct StrategyComparison {
   int gpus = 0, nodes = 0;
   double single_gpu_samples_per_s = 0;  // one GPU training alone
   bool single_gpu_measured = false;     // the scenario's reference (else the device model)
+  double amount = 0;                    // samples to train on, for each row's cost
+  bool amount_is_default = false;       // usual_training_amount of the sample unit
+  CostInputs inputs;
   std::vector<StrategyOutcome> rows;
 };
 
-// Throws InputError when the scenario's model is not a layer graph.
-StrategyComparison compare_strategies(const Scenario& s, int parallel);
+// Throws InputError when the scenario's model is not a layer graph. `samples` 0: the unit's
+// usual_training_amount.
+StrategyComparison compare_strategies(const Scenario& s, int parallel, double samples = 0,
+                                      const CostInputs& inputs = {});
 std::string format_strategy_comparison(const StrategyComparison& c);
 nlohmann::json strategy_comparison_to_json(const StrategyComparison& c);
 
