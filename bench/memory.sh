@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak memory of the largest inputs each memory-hungry command accepts, against dtsim's 4 GB budget
-# (sim/base/size_limits.hpp, README "Memory budget"). A benchmark for people, not part of CI: the
+# (sim/base/size_limits.hpp, docs/running.md "Memory budget"). A benchmark for people, not part of CI: the
 # whole run takes a few minutes on a 2-core machine (the 65,536-GPU all-reduce alone 75 to 194 s).
 #   bench/memory.sh [BUILD_DIR]    (default build)
 # Prints per case the wall time, the peak resident memory of the command and its simulation

@@ -24,6 +24,7 @@
 #include "chrome_trace.hpp"
 #include "collective_command.hpp"
 #include "comma_list.hpp"
+#include "command_examples.hpp"
 #include "command_line_errors.hpp"
 #include "error_band.hpp"
 #include "compare_command.hpp"
@@ -170,6 +171,10 @@ int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, 
 int main(int argc, char** argv) {
   install_termination_cleanup();
   limit_process_memory(memory_budget_bytes());
+  if (argc == 1) {  // no command: what dtsim answers, and how to ask
+    std::cout << question_table();
+    return 0;
+  }
   CLI::App app{"dtsim: predict the iteration time of distributed training on a cluster"};
   app.require_subcommand(1);
 
@@ -188,7 +193,7 @@ int main(int argc, char** argv) {
                   "instead: iteration time with this GPU slowed 1.0x to 2.0x (sensitivity)");
   run->add_option("--values", run_flags.straggler_values, "with --straggler-sweep: the slowdowns, e.g. 1,1.3,2");
   bool no_fold = false;
-  const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see README)";
+  const std::string no_fold_help = "simulate every GPU (default: data-parallel replicas folded into one, see docs/speed.md)";
   run->add_flag("--no-fold", run_flags.no_fold, no_fold_help);
   run->add_option("--tokens", run_flags.tokens, "a training length in tokens: days, GPU-hours, cost and energy");
   run->add_option("--samples", run_flags.samples, "the same for a layer model, in its images, sequences or records");
@@ -235,6 +240,9 @@ int main(int argc, char** argv) {
   CLI::App* calibrate =
       app.add_subcommand("calibrate", "turn a raw profile of dtsim-profile into a calibration (no GPU needed)");
   add_calibrate_options(*calibrate, calibrate_options);
+
+  app.footer(examples_footer(""));
+  for (CLI::App* command : app.get_subcommands({})) command->footer(examples_footer(command->get_name()));
 
   try {
     app.parse(argc, argv);

@@ -107,7 +107,7 @@ void print_setup(std::ostream& out, const Scenario& s, const GoodputSetup& g, do
   out << fmt::format("iteration    {:.3f} s (simulated, {:.1f} s wall)\n", g.iteration_s, simulation_wall_s);
   out << fmt::format("training     {:.0f} iterations ({}), {:.2f} days of failure-free compute\n", g.iterations,
                      g.training_source, g.problem.work_s / kDay_s);
-  out << "\nfailure rates (MTBF per unit: Llama 3 405B pre-training defaults, see README; reliability.mtbf_hours)\n";
+  out << "\nfailure rates (MTBF per unit: Llama 3 405B pre-training defaults, see docs/goodput.md; reliability.mtbf_hours)\n";
   out << fmt::format("  {:<10} {:>7} {:>13} {:>15} {:>13}  {}\n", "component", "units", "MTBF/unit h", "cluster MTBF h",
                      "failures/day", "after a failure");
   for (const FailureClass& c : g.problem.failures)

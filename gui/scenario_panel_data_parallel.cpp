@@ -1,4 +1,4 @@
-// The scenario form's rows for layer-graph models (README "Any model, data-parallel"): the zoo model,
+// The scenario form's rows for layer-graph models (docs/data-parallel.md): the zoo model,
 // how the data-parallel replicas synchronise, the measured reference and the input pipeline.
 // Optional fields start from the scenario's values; emptying one (or choosing "default") writes
 // YAML's null, so the loader's default applies again.

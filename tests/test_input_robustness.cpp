@@ -287,12 +287,12 @@ TEST(RobustCampaign2, ControlBytesAreShownEscaped) {
   EXPECT_EQ(format_input_error({"f", 1, "k", "e", "a\x1b[2Jb\x7f"}), "f:1: field 'k': expected e, found a\\x1b[2Jb\\x7f");
 }
 
-// One limit in code, messages and README: 65,536 GPUs (the README says so; size_limits.hpp).
+// One limit in code, messages and docs: 65,536 GPUs (docs/running.md says so; size_limits.hpp).
 TEST(RobustCampaign2, TheGpuLimitIsTheReadmes) {
   const InputErrorInfo e = error_of([&] { load_scenario(reproducer("F-10-65664-gpus-above-readme-limit.s.yaml")); });
   EXPECT_EQ(e.field, "parallelism");  // TP8 PP16 DP513 of 65,664 GPUs, checked before the nodes
   EXPECT_EQ(e.expected, "tp*cp*pp*dp at most 65536 GPUs (the largest cluster dtsim simulates)");
-  std::ifstream readme(test::source_dir() / "README.md");
+  std::ifstream readme(test::source_dir() / "docs" / "running.md");
   const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("at most 65,536 GPUs"), std::string::npos);
   expect_bad_flag("collective -g 131072", "--gpus");

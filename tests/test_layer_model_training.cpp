@@ -209,7 +209,7 @@ TEST(LayerModelTraining, AReferenceOnMoreGpusThanANodeOrWithServersIsAnError) {
 }
 
 TEST(LayerModelFile, ReadsEachLayerAndKeepsNoActivationForAnInPlaceOne) {
-  // README's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
+  // docs/data-parallel.md's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
   // fc2's 10 per sample; parameters 8e5 + 1e4.
   const test::ScratchDir dir;
   const auto file = dir.write("my-mlp.yaml", R"(name: my-mlp

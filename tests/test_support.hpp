@@ -87,8 +87,9 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CliResult run_dtsim(const std::string& args) {
-  const std::string cmd = std::string(DTSIM_CLI) + " " + args + " 2>&1";
+// A shell command line, its standard error with its output.
+inline CliResult run_shell(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   CliResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
@@ -97,6 +98,8 @@ inline CliResult run_dtsim(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+inline CliResult run_dtsim(const std::string& args) { return run_shell(std::string(DTSIM_CLI) + " " + args); }
 
 constexpr double kSpeed = 1e12;  // GPU host speed used where compute is given in seconds
 

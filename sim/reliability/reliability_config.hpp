@@ -1,7 +1,7 @@
 #pragma once
 // The optional `reliability:` mapping of a scenario file, read by `dtsim goodput`: failure rates
 // per component, the checkpoint policy, what happens after a node failure, and how long the
-// training is. Every field is optional; README "Failures, checkpoints and goodput" lists them.
+// training is. Every field is optional; docs/goodput.md lists them.
 #include <filesystem>
 #include <optional>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Reads a scenario YAML file (see scenarios/ and README "Scenario files") into a Scenario,
+// Reads a scenario YAML file (see scenarios/ and docs/scenarios.md) into a Scenario,
 // loading the topology it names. Any mistake throws InputError naming file, line, field,
 // expected and found.
 #include <filesystem>
