@@ -1,5 +1,5 @@
 #pragma once
-// Parameter servers as SimGrid actors (DESIGN.md "Parameter servers"): two per server on its
+// Parameter servers as SimGrid actors (sim/workload/README.md "Parameter servers"): two per server on its
 // node's CPU host, one receiving the workers' pushes and pulls on a mailbox that starts every
 // transfer as soon as it is sent (a permanent receiver), one applying updates as executions of
 // the bytes they stream through memory; pulls are answered when the update mode allows. The NICs and PCIe links the

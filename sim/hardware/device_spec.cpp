@@ -95,7 +95,7 @@ const std::vector<DeviceSpec>& all_devices() {
       // 148 SMs (two dies; the count CUDA reports, not a datasheet figure).
       {"b200", "NVIDIA B200 180GB", 2250 * T, 2250 * T, 4500 * T, 1100 * T, 75 * T, 180 * GB, 8000 * GB, 900 * GB, 100,
        148},
-      // The GPUs of the data-parallel measurements of 2016-2020 (DESIGN.md "Layer graphs"). None
+      // The GPUs of the data-parallel measurements of 2016-2020 (sim/workload/README.md "Layer graphs"). None
       // has bf16; fp32 is the CUDA cores' single-precision rate (no TF32). Capacities are the
       // nominal GiB (the driver reports a little less). No sustained-clock correction.
       // NVIDIA Tesla V100 GPU Accelerator datasheet (2018, SXM2 column): single precision 15.7,

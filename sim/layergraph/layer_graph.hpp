@@ -1,7 +1,7 @@
 #pragma once
 // A model as an ordered list of layers, each with what it costs per sample (one image, one
 // sequence): the workload family beside the transformer builder for CNNs, BERT, ViT and a
-// user's own model (DESIGN.md "Layer graphs").
+// user's own model (sim/workload/README.md "Layer graphs").
 #include <string>
 #include <vector>
 

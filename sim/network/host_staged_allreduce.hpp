@@ -8,7 +8,7 @@
 //   reductions  3 B per byte summed (two read, one written), (p - 1) / p x n per rank;
 //   ring hops   h = 2 (p - 1) / p x n sent per rank: read where it leaves, written where it
 //               arrives (a shared-memory single copy or a NIC's DMA), 2h per rank.
-// DESIGN.md "Layer graphs" ("MPI on the CPUs").
+// sim/workload/README.md "Layer graphs" ("MPI on the CPUs").
 #include <vector>
 
 #include "collective_model.hpp"

@@ -68,8 +68,8 @@ struct Task {
 
 enum class ServerUpdateMode { sync, async, bounded_staleness };
 
-// The parameter servers a workload's ranks push to and pull from (DESIGN.md "Parameter
-// servers"): each runs as an actor on a node's CPU host, whose speed is its memory bandwidth, so
+// The parameter servers a workload's ranks push to and pull from (sim/workload/README.md
+// "Parameter servers"): each runs as an actor on a node's CPU host, whose speed is its memory bandwidth, so
 // an update costs the bytes it streams.
 struct ParameterServers {
   std::vector<int> nodes;                        // [server]: the node whose CPU runs it

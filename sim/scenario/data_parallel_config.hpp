@@ -59,7 +59,7 @@ const char* to_string(AllreduceLibrary l);
 inline constexpr double kHorovodFusionThresholdMiB = 64;
 inline constexpr double kHorovodCycleTimeMs = 5;
 
-// How each bucket's gradients travel (DESIGN.md "Gradient compression"); the encode and decode
+// How each bucket's gradients travel (sim/workload/README.md "Gradient compression"); the encode and decode
 // kernels cost GPU time. fp16, bf16: cast before the all-reduce and back after it (PyTorch DDP's
 // fp16_compress_hook and bf16_compress_hook, Horovod's Compression.fp16). int8, onebit: quantised
 // with error feedback and exchanged as a compressed all-reduce, an all-to-all of the compressed

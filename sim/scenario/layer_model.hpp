@@ -1,5 +1,5 @@
 #pragma once
-// A model given as a layer graph (DESIGN.md "Layer graphs") instead of a transformer shape: a
+// A model given as a layer graph (sim/workload/README.md "Layer graphs") instead of a transformer shape: a
 // zoo model or a user's layer file, trained data-parallel, optionally scaled to a throughput the
 // user measured.
 #include <filesystem>

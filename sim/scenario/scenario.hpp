@@ -156,7 +156,7 @@ struct Scenario {
   std::string name;
   std::filesystem::path source_file;  // empty when built in code
   TransformerConfig model;  // with a layer model, only its name (the layer graph's) is set
-  // A CNN, BERT, ViT or a user's layers (DESIGN.md "Layer graphs") in place of `model`'s
+  // A CNN, BERT, ViT or a user's layers (sim/workload/README.md "Layer graphs") in place of `model`'s
   // transformer: data-parallel only, synchronised as `data_parallel` says.
   std::optional<LayerModel> layer_model;
   DataParallelConfig data_parallel;

@@ -2,7 +2,7 @@
 // What a gradient compression scheme (DataParallelConfig::compression) does to each DDP bucket:
 // the kernels that encode and decode it, priced by the compute model as the memory traffic (and,
 // for PowerSGD, the products) they perform, and the collectives that carry the compressed data
-// (DESIGN.md "Gradient compression"). Codec kernels are not scaled by a measured reference: the
+// (sim/workload/README.md "Gradient compression"). Codec kernels are not scaled by a measured reference: the
 // reference timed plain training.
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// What a layer-graph model (DESIGN.md "Layer graphs") costs on one GPU: each layer's forward and
+// What a layer-graph model (sim/workload/README.md "Layer graphs") costs on one GPU: each layer's forward and
 // backward operators priced by the compute model, the optimizer step, PyTorch DDP's gradient
 // buckets, and the scale that makes the modelled step match a measured reference.
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
-// Programs of a layer-graph model trained with parameter servers (DESIGN.md "Parameter
-// servers"): where the servers run, which weights each holds, and what every GPU does over the
+// Programs of a layer-graph model trained with parameter servers (sim/workload/README.md
+// "Parameter servers"): where the servers run, which weights each holds, and what every GPU does over the
 // simulated iterations.
 #include <vector>
 
