@@ -28,7 +28,9 @@ std::string value_kind(const CLI::App& app, const std::string& name) {
 
 std::string subcommand_names(const CLI::App& app) {
   std::string names;
-  for (const CLI::App* command : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + command->get_name();
+  for (const CLI::App* command : app.get_subcommands({}))
+    if (!command->get_group().empty())  // hidden ones (dtsim slurm-task) are not for people
+      names += (names.empty() ? "" : ", ") + command->get_name();
   return names;
 }
 

@@ -26,6 +26,8 @@
 #include "comma_list.hpp"
 #include "command_examples.hpp"
 #include "command_line_errors.hpp"
+#include "slurm_flags.hpp"
+#include "slurm_task.hpp"
 #include "error_band.hpp"
 #include "compare_command.hpp"
 #include "flag_values.hpp"
@@ -171,6 +173,7 @@ int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, 
 int main(int argc, char** argv) {
   install_termination_cleanup();
   limit_process_memory(memory_budget_bytes());
+  remember_command_line(argc, argv);
   if (argc == 1) {  // no command: what dtsim answers, and how to ask
     std::cout << question_table();
     return 0;
@@ -241,6 +244,16 @@ int main(int argc, char** argv) {
       app.add_subcommand("calibrate", "turn a raw profile of dtsim-profile into a calibration (no GPU needed)");
   add_calibrate_options(*calibrate, calibrate_options);
 
+  std::string collect_dir;
+  CLI::App* collect = app.add_subcommand("collect", "gather the results of a batch submitted with --slurm-no-wait");
+  collect->add_option("dir", collect_dir, "the batch's work folder")->required();
+  std::string task_dir;
+  int task_id = 0;
+  CLI::App* slurm_task = app.add_subcommand("slurm-task", "one task of a Slurm batch (run by the batch, not by hand)");
+  slurm_task->group("");
+  slurm_task->add_option("dir", task_dir)->required();
+  slurm_task->add_option("task", task_id)->required();
+
   app.footer(examples_footer(""));
   for (CLI::App* command : app.get_subcommands({})) command->footer(examples_footer(command->get_name()));
 
@@ -264,6 +277,8 @@ int main(int argc, char** argv) {
     if (*compare) return run_compare_command(compare_options);
     if (*import) return run_import_command(import_options);
     if (*calibrate) return run_calibrate_command(calibrate_options);
+    if (*collect) return run_collect_command(collect_dir);
+    if (*slurm_task) return run_slurm_task(task_dir, task_id, std::cerr);
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

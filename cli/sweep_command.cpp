@@ -76,6 +76,7 @@ SweepRequest request_from(const SweepOptions& o) {
   if (!o.field.empty() && o.values.empty()) flag_error("--values", "a list of values for --field " + o.field, "none");
   r.amount = amount_flag(o);
   r.replan = o.replan;
+  r.slurm = slurm_options_from(o.slurm);
   if (o.replan && o.gpus.empty()) flag_error("--replan", "--gpus with it (a GPU-count sweep)", "--field");
   if (!o.gpus.empty()) {
     // Whole nodes: a range keeps the powers of two that are multiples of the GPUs per node.
@@ -191,6 +192,7 @@ SweepOptions& add_sweep_options(CLI::App& command, const std::string& default_sc
   command.add_option("--png", o.png_file, "draw throughput, MFU and time to train to this PNG (needs Qt 6)");
   command.add_option("--svg", o.svg_file, "draw the same chart to this SVG (needs Qt 6)");
   command.add_option("--plot-size", o.plot_size, "chart size WIDTHxHEIGHT in pixels (default 1000x1500)");
+  add_slurm_flags(command, o.slurm);
   return o;
 }
 
@@ -202,6 +204,11 @@ int run_sweep_command(const SweepOptions& options) {
   const SweepRequest request = request_from(options);
 
   const SweepResult result = run_sweep(request);
+  if (result.slurm && request.slurm && !request.slurm->wait) {  // submitted: dtsim collect gathers
+    std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", result.slurm->job_id,
+                             result.slurm->work_dir.string());
+    return 0;
+  }
   std::cout << format_sweep_table(result);
   if (!options.csv_file.empty()) write_announced_output("--csv", options.csv_file, sweep_to_csv(result));
   if (!options.json_file.empty())

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "slurm_flags.hpp"
+
 namespace dtsim {
 
 // Flags as written; run_sweep_command checks them (an InputError names the flag).
@@ -19,6 +21,7 @@ struct SweepOptions {
   std::string csv_file, json_file, png_file, svg_file;
   std::string plot_size = "1000x1500";  // WIDTHxHEIGHT in pixels, for --png and --svg
   bool replan = false;                   // --replan: dtsim plan's best layout at each GPU count
+  SlurmFlags slurm;                      // --slurm and its settings
 };
 
 // Returns the options object the parsed flags are written into (owned by the command).

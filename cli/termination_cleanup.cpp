@@ -3,12 +3,14 @@
 #include <csignal>
 
 #include "atomic_file.hpp"
+#include "slurm_batch.hpp"
 
 namespace dtsim {
 
 namespace {
 void on_termination(int signal_number) {
   remove_unfinished_output();
+  cancel_waited_slurm_jobs();  // a Slurm batch being waited for goes with dtsim
   std::signal(signal_number, SIG_DFL);  // then die of it, so the exit status says which signal
   std::raise(signal_number);
 }

@@ -3,9 +3,10 @@
 #   scripts/install-deps.sh run   what `dtsim run` needs: compiler, CMake, SimGrid, yaml-cpp,
 #                                 nlohmann-json, CLI11, fmt, Boost.Graph, zlib and protobuf (traces)
 #                                 (scripts/run.sh)
-#   scripts/install-deps.sh       all of it (scripts/test.sh): the above, GoogleTest, and Qt 6 for
+#   scripts/install-deps.sh       all of it (scripts/test.sh): the above, GoogleTest, Qt 6 for
 #                                 the sweep charts (plot/: Gui, Svg, a font) and dtsim-gui (gui/:
-#                                 Widgets, Charts, and the OpenGL module Qt 6 Charts' CMake package needs)
+#                                 Widgets, Charts, and the OpenGL module Qt 6 Charts' CMake package needs),
+#                                 and Slurm with munge, which the Slurm tests start on this machine
 #   scripts/install-deps.sh fuzz  what `dtsim run` needs, and clang with its libFuzzer runtime
 #                                 (bench/fuzz.sh)
 # The profiler's CUDA, CUPTI and NCCL are not Debian packages: they come with a GPU machine's
@@ -14,7 +15,8 @@ set -euo pipefail
 run_packages=(cmake g++ make pkg-config libsimgrid-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
               libfmt-dev libboost-graph-dev zlib1g-dev libprotobuf-dev protobuf-compiler)
 test_packages=(libgtest-dev libgmock-dev
-               qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core)
+               qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
+               slurm-wlm munge)
 case "${1:-all}" in
   run) packages=("${run_packages[@]}") ;;
   all) packages=("${run_packages[@]}" "${test_packages[@]}") ;;

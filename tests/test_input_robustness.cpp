@@ -330,7 +330,7 @@ TEST(RobustCampaign2, CommandLineErrorsNameTheFlagExpectedAndFound) {
       {"topo", "field 'file': expected a value (see --help), found none"},
       {"run " + scenario + " extra.yaml", "field 'arguments': expected the command's flags and arguments (see --help), found 'extra.yaml'"},
       {"frobnicate", "field 'command': expected one of run, validate, topo, collective, plan, goodput, sweep, "
-                     "compare-strategies, import, calibrate, found 'frobnicate'"},
+                     "compare-strategies, import, calibrate, collect, found 'frobnicate'"},
       {"import " + (test::data_dir() / "traces" / "hta").string() + " --ranks ''", "field '--ranks': expected an integer from 1 to 65536, found ''"}};
   for (const auto& [args, message] : cases) {
     const test::CliResult r = run_dtsim(args);

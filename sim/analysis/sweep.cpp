@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <iostream>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -170,10 +171,35 @@ void replan(Scenario& s, int gpus) {
   s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
 }
 
+// The overrides that give a scenario loaded from its file `s`'s layout: every parallelism field,
+// the micro-batch, the recompute and the node count (a replanned point, rebuilt by a Slurm task).
+std::vector<FieldOverride> layout_overrides(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  return {{"parallelism.tp", std::to_string(p.tp)},
+          {"parallelism.cp", std::to_string(p.cp)},
+          {"parallelism.pp", std::to_string(p.pp)},
+          {"parallelism.dp", std::to_string(p.dp)},
+          {"parallelism.ep", std::to_string(p.ep)},
+          {"parallelism.schedule", to_string(p.schedule)},
+          {"parallelism.virtual_stages", std::to_string(p.virtual_stages)},
+          {"parallelism.first_stage_layers", std::to_string(p.first_stage_layers)},
+          {"parallelism.last_stage_layers", std::to_string(p.last_stage_layers)},
+          {"parallelism.sequence_parallel", flag(p.sequence_parallel)},
+          {"parallelism.tp_comm_overlap", flag(p.tp_comm_overlap)},
+          {"parallelism.zero_stage", std::to_string(p.zero_stage)},
+          {"parallelism.overlap_grad_reduce", flag(p.overlap_grad_reduce)},
+          {"parallelism.fsdp_prefetch", flag(p.fsdp_prefetch)},
+          {"parallelism.bucket_mb", fmt::format("{}", p.bucket_mb)},
+          {"training.micro_batch", std::to_string(s.training.micro_batch)},
+          {"training.recompute", to_string(s.training.recompute)},
+          {"cluster.nodes", std::to_string(s.cluster.nodes)}};
+}
+
 // Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
 // `resolved` when it fits and is to be simulated, or the point says why not.
 SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result, const std::optional<Scenario>& base,
-                         size_t i, std::optional<ResolvedScenario>& resolved) {
+                         size_t i, std::optional<ResolvedScenario>& resolved, std::vector<FieldOverride>& loaded_with) {
   SweepPoint p;
   std::vector<FieldOverride> overrides;
   try {
@@ -188,7 +214,12 @@ SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result,
     std::vector<FieldOverride> all = request.base_overrides;
     all.insert(all.end(), overrides.begin(), overrides.end());
     Scenario s = load_scenario(request.scenario_file, all);
-    if (request.replan) replan(s, p.gpus);
+    if (request.replan) {
+      replan(s, p.gpus);
+      const std::vector<FieldOverride> layout = layout_overrides(s);
+      all.insert(all.end(), layout.begin(), layout.end());
+    }
+    loaded_with = all;
     set_layout(p, s);
     const MemoryBreakdown memory = peak_memory_per_gpu(s);
     p.memory_bytes = memory.total_bytes;
@@ -262,13 +293,16 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
   result.amount = request.amount > 0 ? request.amount : usual_training_amount(result.unit);
 
   std::vector<ResolvedScenario> to_simulate;
+  std::vector<SlurmSimulation> slurm_inputs;  // to_simulate[i] as a Slurm task rebuilds it
   std::vector<size_t> point_of;  // to_simulate[i] is points[point_of[i]]
   const size_t count = result.gpu_sweep ? request.gpu_counts.size() : request.values.size();
   for (size_t i = 0; i < count; ++i) {
     std::optional<ResolvedScenario> resolved;
-    result.points.push_back(prepare_point(request, result, base, i, resolved));
+    std::vector<FieldOverride> loaded_with;
+    result.points.push_back(prepare_point(request, result, base, i, resolved, loaded_with));
     if (resolved) {
       to_simulate.push_back(std::move(*resolved));
+      slurm_inputs.push_back({std::filesystem::absolute(request.scenario_file), loaded_with});
       point_of.push_back(i);
     }
   }
@@ -290,7 +324,14 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
     }
     if (progress.on_point) progress.on_point(point_of[k], p);
   };
-  simulate_many(to_simulate, result.parallel, take_outcome, progress.cancel);
+  if (request.slurm) {
+    result.parallel = 0;
+    result.slurm = simulate_on_slurm(slurm_inputs, to_simulate, *request.slurm, std::clog, take_outcome,
+                                     progress.cancel);
+    result.slurm->outcomes.clear();
+  } else {
+    simulate_many(to_simulate, result.parallel, take_outcome, progress.cancel);
+  }
 
   set_scaling_efficiency(result);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -420,7 +461,8 @@ nlohmann::json sweep_to_json(const SweepResult& r) {
       {"seq_len", r.seq_len},
       {"unit", r.unit},
       {r.unit + "s", r.amount},
-      {"parallel", r.parallel},  // the wall time is in the text only: --json is the same run to run
+      // How it ran (wall time, parallelism, Slurm) is in the text only: --json is the same run to
+      // run, here or on Slurm.
       {"reference_point", r.reference ? json(*r.reference) : json(nullptr)},
       {"points", points},
   };
@@ -450,10 +492,11 @@ std::string format_sweep_table(const SweepResult& r) {
   const auto count = [&](SweepStatus s) {
     return std::count_if(r.points.begin(), r.points.end(), [&](const SweepPoint& p) { return p.status == s; });
   };
-  out += fmt::format("points         {} simulated, {} invalid, {} out of memory, {} failed; up to {} at a time; "
-                     "{:.2f} s wall\n",
+  const std::string where = r.slurm ? fmt::format("on Slurm (job {}, {})", r.slurm->job_id, r.slurm->work_dir.string())
+                                    : fmt::format("up to {} at a time", r.parallel);
+  out += fmt::format("points         {} simulated, {} invalid, {} out of memory, {} failed; {}; {:.2f} s wall\n",
                      count(SweepStatus::simulated), count(SweepStatus::invalid), count(SweepStatus::out_of_memory),
-                     count(SweepStatus::failed), r.parallel, r.wall_s);
+                     count(SweepStatus::failed), where, r.wall_s);
 
   size_t value_width = r.swept.size();
   for (const SweepPoint& p : r.points) value_width = std::max(value_width, p.value.size());

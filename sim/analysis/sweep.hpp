@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "scenario_loader.hpp"
+#include "slurm_batch.hpp"
 
 namespace dtsim {
 
@@ -43,6 +44,9 @@ struct SweepRequest {
   // its search space and finalists) replaces the scenario's (parallelism, micro-batch, recompute);
   // the scenario's other fields are kept.
   bool replan = false;
+  // Set: the simulations run as a Slurm job array (slurm_batch.hpp) instead of on this machine;
+  // the result is the same.
+  std::optional<SlurmOptions> slurm;
 };
 
 struct SweepPoint;
@@ -107,7 +111,8 @@ struct SweepResult {
   int seq_len = 0;                     // 0 for a layer model
   std::string unit = "token";          // of the base scenario's throughput
   double amount = 0;                   // time to train is for this many `unit`s
-  int parallel = 0;                    // simulations run at once
+  int parallel = 0;                    // simulations run at once on this machine (with Slurm: none)
+  std::optional<SlurmBatch> slurm;     // where a Slurm batch ran (outcomes left out)
   double wall_s = 0;                   // the whole sweep
   std::optional<size_t> reference;     // index of the point scaling efficiency is relative to
   std::vector<SweepPoint> points;      // in the order of the request

@@ -248,6 +248,33 @@ void write_all(int fd, const std::vector<uint8_t>& bytes) {
 
 // A forked child computing one SimulationResult; finish() collects it. With `progress`, the child
 // also reports its simulated clock on a second pipe.
+// The reply a simulation sends back (msgpack): {"ok": result}, or what went wrong.
+json reply_of(const std::function<SimulationResult()>& body) {
+  try {
+    return {{"ok", to_json(body())}};
+  } catch (const InputError& e) {
+    const InputErrorInfo& i = e.info();
+    return {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
+  } catch (const std::bad_alloc&) {
+    return {{"memory_exceeded", true}};
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+// The result a reply holds, or what it says went wrong, thrown. `what`: the simulation, for the
+// memory-budget message.
+SimulationResult result_of_reply(const std::vector<uint8_t>& bytes, const std::string& what, double memory_limit_bytes) {
+  const json reply = json::from_msgpack(bytes);
+  if (reply.contains("memory_exceeded")) throw memory_budget_exceeded(what, memory_limit_bytes);
+  if (reply.contains("input_error")) {
+    const json& i = reply["input_error"];
+    throw InputError({i[0], i[1], i[2], i[3], i[4]});
+  }
+  if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
+  return from_json(reply["ok"]);
+}
+
 class ChildSimulation {
  public:
   // `at_once`: children running beside this one; each gets that share of the memory budget.
@@ -277,18 +304,7 @@ class ChildSimulation {
         fcntl(progress_fds[1], F_SETFL, O_NONBLOCK);
         progress_fd = progress_fds[1];
       }
-      json reply;
-      try {
-        reply = {{"ok", to_json(body())}};
-      } catch (const InputError& e) {
-        const InputErrorInfo& i = e.info();
-        reply = {{"input_error", {i.file, i.line, i.field, i.expected, i.found}}};
-      } catch (const std::bad_alloc&) {
-        reply = {{"memory_exceeded", true}};
-      } catch (const std::exception& e) {
-        reply = {{"error", e.what()}};
-      }
-      write_all(fds[1], json::to_msgpack(reply));
+      write_all(fds[1], json::to_msgpack(reply_of(body)));
       close(fds[1]);
       _exit(0);  // skip SimGrid's and the parent's static destructors
     }
@@ -329,14 +345,7 @@ class ChildSimulation {
     const std::string what = fmt::format("the simulation of '{}'", what_);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || bytes.empty())
       throw std::runtime_error(fmt::format("simulation of '{}' failed in its child process (status {})", what_, status));
-    const json reply = json::from_msgpack(bytes);
-    if (reply.contains("memory_exceeded")) throw memory_budget_exceeded(what, memory_limit_bytes_);
-    if (reply.contains("input_error")) {
-      const json& i = reply["input_error"];
-      throw InputError({i[0], i[1], i[2], i[3], i[4]});
-    }
-    if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
-    return from_json(reply["ok"]);
+    return result_of_reply(bytes, what, memory_limit_bytes_);
   }
 
  private:
@@ -478,6 +487,27 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
     running.pop_front();
   }
   return outcomes;
+}
+
+std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve) {
+  std::optional<ResolvedScenario> resolved;
+  return json::to_msgpack(reply_of([&] {
+    resolved = resolve();
+    return run_in_child(resolved->scenario.name, simulation_body(*resolved, {}));
+  }));
+}
+
+SimulationOutcome outcome_from_reply(const ResolvedScenario& resolved, const std::vector<uint8_t>& reply) {
+  SimulationOutcome outcome;
+  try {
+    outcome.result = result_of_reply(reply, fmt::format("the simulation of '{}'", resolved.scenario.name),
+                                     memory_budget_bytes());
+    complete(resolved, *outcome.result);
+  } catch (const std::exception& e) {
+    outcome.result.reset();
+    outcome.error = e.what();
+  }
+  return outcome;
 }
 
 }  // namespace dtsim

@@ -71,6 +71,13 @@ std::vector<SimulationOutcome> simulate_many(
     const std::function<void(size_t index, const SimulationOutcome&)>& on_outcome = {},
     const std::atomic<bool>* cancel = nullptr, const SimulationOptions& options = {});
 
+// A simulation run by another process, perhaps on another machine (a Slurm task, sim/batch/),
+// hands its outcome over as bytes: the reply a simulating child sends its parent. `resolve`
+// gives the scenario there (what it throws is in the reply too); the simulation runs in a child
+// as simulate's does. outcome_from_reply turns the bytes into what simulate_many gives for it.
+std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve);
+SimulationOutcome outcome_from_reply(const ResolvedScenario& resolved, const std::vector<uint8_t>& reply);
+
 // Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,
 // every GPU host at `gpu_speed_flops`, with `events` applied.
 SimulationResult simulate_workload(const TopologySpec& topology, int nodes, double gpu_speed_flops,

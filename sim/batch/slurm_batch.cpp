@@ -1,0 +1,269 @@
+#include "slurm_batch.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <thread>
+
+#include "atomic_file.hpp"
+#include "input_error.hpp"
+#include "program_run.hpp"
+#include "slurm_work_dir.hpp"
+
+namespace dtsim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxTasks = 1000;
+constexpr auto kPoll = std::chrono::milliseconds(500);
+
+// The jobs being waited for, for cancel_waited_slurm_jobs (a signal handler reads them).
+constexpr int kMaxWaited = 2;
+char waited_jobs[kMaxWaited][32];
+volatile std::sig_atomic_t waited_count = 0;
+
+class WaitedJobs {  // registers the jobs for the signal handler while they are waited for
+ public:
+  explicit WaitedJobs(const std::vector<std::string>& ids) {
+    waited_count = 0;
+    for (size_t i = 0; i < ids.size() && i < size_t(kMaxWaited); ++i) {
+      std::snprintf(waited_jobs[i], sizeof waited_jobs[i], "%s", ids[i].c_str());
+      waited_count = int(i) + 1;
+    }
+  }
+  ~WaitedJobs() { waited_count = 0; }
+  WaitedJobs(const WaitedJobs&) = delete;
+  WaitedJobs& operator=(const WaitedJobs&) = delete;
+};
+
+InputError slurm_error(const std::string& expected, const std::string& found) {
+  return InputError({"<command line>", 0, "--slurm", expected, found});
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+std::string last_line(const std::string& text) {
+  const std::string t = trimmed(text);
+  const size_t at = t.rfind('\n');
+  return at == std::string::npos ? t : t.substr(at + 1);
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+fs::path default_work_dir() {
+  const std::time_t now = std::time(nullptr);
+  return fs::current_path() / fmt::format("dtsim-slurm-{:%Y%m%d-%H%M%S}-{}", fmt::localtime(now), getpid());
+}
+
+fs::path own_executable() { return fs::read_symlink("/proc/self/exe"); }
+
+void write_text(const fs::path& file, const std::string& text) {
+  const std::string error = write_file_atomically(file, text);
+  if (!error.empty()) throw InputError({file.string(), 0, "--slurm-dir", "a folder dtsim can write", error});
+}
+
+// Submits tasks `array` ("0-15", or "3,7") of the batch in `dir`; returns the job id.
+std::string submit(const SlurmOptions& o, const fs::path& dir, const std::string& array, bool retry) {
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   "--job-name=dtsim",
+                                   "--array=" + array,
+                                   "--ntasks=1",
+                                   "--cpus-per-task=1",
+                                   "--output=" + (dir / "logs" / (retry ? "task-%a.retry.log" : "task-%a.log")).string()};
+  if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
+  if (!o.time_limit.empty()) argv.push_back("--time=" + o.time_limit);
+  argv.insert(argv.end(), o.sbatch_options.begin(), o.sbatch_options.end());
+  argv.push_back((dir / "task.sh").string());
+  const ProgramRun run = run_program(argv);
+  if (run.exit_code < 0) throw slurm_error("sbatch on the PATH (Slurm's client commands)", "no sbatch");
+  if (run.exit_code != 0) throw slurm_error("a job array sbatch accepts", last_line(run.output));
+  const std::string id = last_line(run.output).substr(0, last_line(run.output).find(';'));
+  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+    throw slurm_error("a job id from sbatch --parsable", "'" + last_line(run.output) + "'");
+  return id;
+}
+
+// True while squeue still lists a task of the job.
+bool job_pending_or_running(const std::string& id) {
+  const ProgramRun run = run_program({"squeue", "-h", "-j", id, "-o", "%i"});
+  return run.exit_code == 0 && !trimmed(run.output).empty();
+}
+
+size_t replies_present(const fs::path& dir, size_t count) {
+  size_t present = 0;
+  for (size_t i = 0; i < count; ++i) present += fs::exists(reply_file(dir, i));
+  return present;
+}
+
+// Waits until every reply is there or no job lists a task; false when cancelled (the jobs then
+// cancelled).
+bool wait_for(const std::vector<std::string>& ids, const fs::path& dir, size_t count, std::ostream& log,
+              const std::atomic<bool>* cancel) {
+  const WaitedJobs waited(ids);
+  size_t reported = size_t(-1);
+  for (;;) {
+    const size_t present = replies_present(dir, count);
+    if (present != reported) {
+      log << fmt::format("slurm: job {}: {} of {} simulations done\n", fmt::join(ids, ", "), present, count);
+      log.flush();
+      reported = present;
+    }
+    if (present == count) return true;
+    if (std::none_of(ids.begin(), ids.end(), job_pending_or_running)) return true;
+    if (cancel && cancel->load()) {
+      for (const std::string& id : ids) run_program({"scancel", id});
+      log << fmt::format("slurm: job {} cancelled\n", fmt::join(ids, ", "));
+      return false;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+}
+
+// Shards whose simulations lack a reply.
+std::vector<int> tasks_missing(const fs::path& dir, size_t count, int tasks) {
+  std::set<int> missing;
+  for (size_t i = 0; i < count; ++i)
+    if (!fs::exists(reply_file(dir, i))) missing.insert(int(i % size_t(tasks)));
+  return {missing.begin(), missing.end()};
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string log_tail(const fs::path& file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return in ? last_line(text) : "no log";
+}
+
+bool same_simulations(const std::vector<SlurmSimulation>& a, const std::vector<SlurmSimulation>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].scenario_file != b[i].scenario_file || a[i].overrides.size() != b[i].overrides.size()) return false;
+    for (size_t k = 0; k < a[i].overrides.size(); ++k)
+      if (a[i].overrides[k].path != b[i].overrides[k].path || a[i].overrides[k].value != b[i].overrides[k].value)
+        return false;
+  }
+  return true;
+}
+
+// A new work folder with the manifest and the task script; returns its manifest.
+SlurmManifest prepare(const std::vector<SlurmSimulation>& simulations, const SlurmOptions& o, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir / "results", ec);
+  fs::create_directories(dir / "logs", ec);
+  if (ec) throw InputError({dir.string(), 0, "--slurm-dir", "a folder dtsim can create", ec.message()});
+  SlurmManifest m;
+  m.simulations = simulations;
+  m.tasks = std::clamp(o.tasks > 0 ? o.tasks : int(simulations.size()), 1,
+                       std::max(1, std::min(int(simulations.size()), kMaxTasks)));
+  m.command_line = o.command_line;
+  const fs::path dtsim = o.dtsim_executable.empty() ? own_executable() : o.dtsim_executable;
+  write_text(dir / "task.sh",
+             fmt::format("#!/bin/sh\n# A task of a dtsim Slurm batch: the simulations i with i % {} == the task id.\n"
+                         "exec {} slurm-task {} \"$SLURM_ARRAY_TASK_ID\"\n",
+                         m.tasks, shell_quoted(dtsim.string()), shell_quoted(dir.string())));
+  return m;
+}
+
+}  // namespace
+
+SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
+                             const std::vector<ResolvedScenario>& resolved, const SlurmOptions& options,
+                             std::ostream& log,
+                             const std::function<void(size_t, const SimulationOutcome&)>& on_outcome,
+                             const std::atomic<bool>* cancel) {
+  SlurmBatch batch;
+  const size_t count = simulations.size();
+  if (count == 0) return batch;
+  SlurmManifest m;
+  if (!options.collect_from.empty()) {
+    batch.work_dir = fs::absolute(options.collect_from).lexically_normal();
+    m = read_manifest(batch.work_dir);
+    if (!same_simulations(m.simulations, simulations))
+      throw InputError({(batch.work_dir / "batch.json").string(), 0, "simulations",
+                        "the simulations of the command that submitted it", "others (the inputs changed since)"});
+  } else {
+    batch.work_dir = fs::absolute(options.work_dir.empty() ? default_work_dir() : options.work_dir).lexically_normal();
+    m = prepare(simulations, options, batch.work_dir);
+    m.job_ids = {submit(options, batch.work_dir, fmt::format("0-{}", m.tasks - 1), false)};
+    write_manifest(batch.work_dir, m);
+    log << fmt::format("slurm: submitted job {}: {} simulations in {} tasks, work folder {}\n", m.job_ids[0], count,
+                       m.tasks, batch.work_dir.string());
+  }
+  batch.job_id = m.job_ids.empty() ? "" : m.job_ids.front();
+  if (!options.wait) {
+    log << fmt::format("slurm: not waiting; `dtsim collect {}` gathers the results\n", batch.work_dir.string());
+    return batch;
+  }
+  if (!wait_for(m.job_ids, batch.work_dir, count, log, cancel)) {
+    for (size_t i = 0; i < count; ++i) {
+      batch.outcomes.push_back({std::nullopt, SimulationCancelled().what()});
+      if (on_outcome) on_outcome(i, batch.outcomes.back());
+    }
+    return batch;
+  }
+  // A task that failed or ran out of time is tried once more (its simulations done stay done).
+  const std::vector<int> missing = tasks_missing(batch.work_dir, count, m.tasks);
+  if (!missing.empty() && m.job_ids.size() == 1) {
+    log << fmt::format("slurm: tasks {} of job {} left simulations undone; trying them once more\n",
+                       fmt::join(missing, ","), m.job_ids[0]);
+    m.job_ids.push_back(submit(options, batch.work_dir, fmt::format("{}", fmt::join(missing, ",")), true));
+    write_manifest(batch.work_dir, m);
+    if (!wait_for({m.job_ids.back()}, batch.work_dir, count, log, cancel)) return batch;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const fs::path reply = reply_file(batch.work_dir, i);
+    SimulationOutcome outcome;
+    if (fs::exists(reply)) {
+      outcome = outcome_from_reply(resolved[i], read_bytes(reply));
+    } else {
+      const int task = int(i % size_t(m.tasks));
+      const fs::path log_file = task_log(batch.work_dir, task, m.job_ids.size() > 1);
+      outcome.error = fmt::format("no result from Slurm task {} (job {}, tried {}): see {} ({})", task,
+                                  fmt::join(m.job_ids, " then "), m.job_ids.size() > 1 ? "twice" : "once",
+                                  log_file.string(), log_tail(log_file));
+    }
+    batch.outcomes.push_back(outcome);
+    if (on_outcome) on_outcome(i, batch.outcomes.back());
+  }
+  return batch;
+}
+
+std::vector<std::string> saved_command_line(const fs::path& work_dir) { return read_manifest(work_dir).command_line; }
+
+void cancel_waited_slurm_jobs() noexcept {
+  for (int i = 0; i < waited_count; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      char scancel[] = "scancel";
+      char* argv[] = {scancel, waited_jobs[i], nullptr};
+      execvp(scancel, argv);
+      _exit(127);
+    }
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
+}
+
+}  // namespace dtsim

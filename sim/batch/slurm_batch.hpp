@@ -1,0 +1,69 @@
+#pragma once
+// Simulations run as one Slurm job array instead of this machine's child processes
+// (simulate_many). dtsim writes each simulation's input (its scenario file and field overrides)
+// to a work folder that every node sees, submits one array whose tasks each run
+// `dtsim slurm-task DIR K` on their shard (simulation i goes to task i % tasks), waits while
+// saying how many simulations are done, submits the tasks that failed or ran out of time once
+// more, and reads the outcomes back: the same SimulationOutcome simulate_many gives, or, for a
+// simulation no task delivered, an error naming the task and its log. Work folder:
+//   batch.json        the simulations, the task count, the job ids, the command that asked
+//   task.sh           what each task runs
+//   results/I.reply   simulation I's reply (simulation.hpp: simulate_to_reply), written whole
+//   logs/task-K.log   task K's output (task-K.retry.log on its second try)
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "scenario_loader.hpp"
+#include "simulation.hpp"
+
+namespace dtsim {
+
+struct SlurmOptions {
+  std::filesystem::path work_dir;           // empty: dtsim-slurm-<date>-<pid> in the current folder
+  std::string partition;                    // sbatch --partition; empty: the cluster's default
+  std::string time_limit;                   // sbatch --time, per task; empty: the partition's
+  int tasks = 0;                            // array tasks; 0: one per simulation, at most 1000
+  std::vector<std::string> sbatch_options;  // more sbatch options, passed as written
+  bool wait = true;                         // false: submit, say how to collect, return
+  // The command that asked, to run again by `dtsim collect DIR` (its arguments, argv[0] first).
+  std::vector<std::string> command_line;
+  // Set by `dtsim collect`: the work folder of a submitted batch, read instead of submitting.
+  std::filesystem::path collect_from;
+  std::filesystem::path dtsim_executable;   // empty: this process's own executable
+};
+
+// One simulation as a task rebuilds it: load_scenario(scenario_file, overrides), resolved.
+struct SlurmSimulation {
+  std::filesystem::path scenario_file;  // absolute
+  std::vector<FieldOverride> overrides;
+};
+
+struct SlurmBatch {
+  std::vector<SimulationOutcome> outcomes;  // empty when not waited for
+  std::string job_id;                       // the first submission's
+  std::filesystem::path work_dir;
+};
+
+// `resolved[i]` is what the caller resolved for `simulations[i]` (outcome_from_reply completes the
+// result with it). `on_outcome` gets each outcome once read (in index order, at the end); `log`
+// the progress lines. `cancel` set: the job is cancelled (scancel) and the call returns what it has.
+// Throws InputError (field "--slurm...") when sbatch refuses the job or is missing.
+SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
+                             const std::vector<ResolvedScenario>& resolved, const SlurmOptions& options,
+                             std::ostream& log,
+                             const std::function<void(size_t, const SimulationOutcome&)>& on_outcome = {},
+                             const std::atomic<bool>* cancel = nullptr);
+
+// The command line saved in a work folder (`dtsim collect DIR` runs it again with
+// --slurm-collect DIR). Throws InputError naming DIR/batch.json when it is not a work folder.
+std::vector<std::string> saved_command_line(const std::filesystem::path& work_dir);
+
+// From a signal handler: scancel every job this process submitted and is waiting for
+// (fork and exec only, async-signal-safe).
+void cancel_waited_slurm_jobs() noexcept;
+
+}  // namespace dtsim

@@ -1,0 +1,44 @@
+#include "slurm_task.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "atomic_file.hpp"
+#include "resolved_scenario.hpp"
+#include "slurm_work_dir.hpp"
+
+namespace dtsim {
+
+int run_slurm_task(const std::filesystem::path& work_dir, int task, std::ostream& log) {
+  SlurmManifest m;
+  try {
+    m = read_manifest(work_dir);
+  } catch (const std::exception& e) {
+    log << "dtsim slurm-task: " << e.what() << "\n";
+    return 1;
+  }
+  if (task < 0 || task >= m.tasks) {
+    log << fmt::format("dtsim slurm-task: task {} of a batch of {} tasks\n", task, m.tasks);
+    return 1;
+  }
+  int failed_writes = 0;
+  for (size_t i = size_t(task); i < m.simulations.size(); i += size_t(m.tasks)) {
+    const std::filesystem::path reply = reply_file(work_dir, i);
+    if (std::filesystem::exists(reply)) continue;  // done by the first try
+    const SlurmSimulation& s = m.simulations[i];
+    const std::vector<uint8_t> bytes =
+        simulate_to_reply([&] { return resolve_scenario(load_scenario(s.scenario_file, s.overrides)); });
+    const std::string error = write_file_atomically(
+        reply, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!error.empty()) {
+      log << fmt::format("dtsim slurm-task: could not write {}: {}\n", reply.string(), error);
+      ++failed_writes;
+    } else {
+      log << fmt::format("dtsim slurm-task: simulation {} done\n", i);
+    }
+  }
+  return failed_writes ? 1 : 0;
+}
+
+}  // namespace dtsim

@@ -1,0 +1,169 @@
+// Studies on Slurm (issue 49), against a real one-machine Slurm that ctest starts before these
+// tests (tests/slurm/local-slurm.sh, fixture local_slurm; SLURM_CONF names it) and stops after:
+// a sweep on Slurm gives the local --json byte for byte; --slurm-no-wait and `dtsim collect` give
+// it too; a task killed before it ran is run once more; one killed twice is reported with its
+// log; Ctrl-C cancels the job array.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace dtsim {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string kSweep = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string() +
+                           " --field parallelism.tp --values 1-8";
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `dtsim ARGS` started in `dir`, its output to `dir`/out.txt and err.txt; returns its pid.
+pid_t start_dtsim(const fs::path& dir, const std::string& args) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string command = "cd '" + dir.string() + "' && exec " + DTSIM_CLI + " " + args + " > out.txt 2> err.txt";
+    execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_for_exit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+// The id of the dtsim job array squeue lists (the tests hold the cluster one at a time: RESOURCE_LOCK),
+// waiting up to 20 s for it; "" if none came.
+std::string listed_job(const std::string& except = "") {
+  for (int i = 0; i < 200; ++i) {
+    const test::CliResult r = test::run_shell("squeue -h -n dtsim -o %F");
+    std::istringstream lines(r.output);
+    for (std::string id; std::getline(lines, id);)
+      if (!id.empty() && id != except) return id;
+    std::this_thread::sleep_for(100ms);
+  }
+  return "";
+}
+
+class Slurm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "no SLURM_CONF: run through ctest (fixture local_slurm)";
+    local_ = test::run_dtsim("sweep " + kSweep + " --json " + (dir_.path() / "local.json").string());
+    ASSERT_EQ(local_.exit_code, 0) << local_.output;
+  }
+  std::string local_json() const { return read_text(dir_.path() / "local.json"); }
+
+  test::ScratchDir dir_;
+  test::CliResult local_;
+};
+
+TEST_F(Slurm, ASweepGivesTheLocalJsonByteForByte) {
+  const test::CliResult r =
+      test::run_shell("cd '" + dir_.path().string() + "' && " + DTSIM_CLI + " sweep " + kSweep +
+                      " --json slurm.json --slurm --slurm-dir work --slurm-tasks 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_text(dir_.path() / "slurm.json"), local_json());
+  EXPECT_NE(r.output.find("4 simulations in 3 tasks"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 of 4 simulations done"), std::string::npos) << r.output;
+  // The same table, but where it ran and the file it wrote.
+  EXPECT_NE(r.output.find("on Slurm (job "), std::string::npos) << r.output;
+  std::istringstream table(local_.output);
+  for (std::string line; std::getline(table, line);) {
+    if (line.rfind("points ", 0) == 0 || line.rfind("json written", 0) == 0) continue;
+    EXPECT_NE(r.output.find(line + "\n"), std::string::npos) << line << "\n" << r.output;
+  }
+  // Each task's log, and each simulation's reply.
+  const fs::path work = dir_.path() / "work";
+  for (int task = 0; task < 3; ++task)
+    EXPECT_TRUE(fs::exists(work / "logs" / ("task-" + std::to_string(task) + ".log"))) << task;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(fs::exists(work / "results" / (std::to_string(i) + ".reply"))) << i;
+}
+
+TEST_F(Slurm, NoWaitReturnsTheJobAndCollectGathersTheSameJson) {
+  const std::string in = "cd '" + dir_.path().string() + "' && " + DTSIM_CLI;
+  const test::CliResult submitted =
+      test::run_shell(in + " sweep " + kSweep + " --json later.json --slurm --slurm-dir work --slurm-no-wait");
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  EXPECT_NE(submitted.output.find("submitted Slurm job "), std::string::npos) << submitted.output;
+  EXPECT_FALSE(fs::exists(dir_.path() / "later.json"));
+  const test::CliResult collected = test::run_shell(in + " collect work");
+  ASSERT_EQ(collected.exit_code, 0) << collected.output;
+  EXPECT_EQ(read_text(dir_.path() / "later.json"), local_json());
+}
+
+TEST_F(Slurm, ATaskKilledBeforeItRanIsRunOnceMore) {
+  // The tasks wait 3 s before they start: time to cancel task 1 of the array.
+  const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
+                                                   " --json retried.json --slurm --slurm-dir work "
+                                                   "--slurm-option=--begin=now+3");
+  const std::string job = listed_job();
+  ASSERT_FALSE(job.empty());
+  test::run_shell("scancel " + job + "_1");
+  const int status = wait_for_exit(dtsim);
+  const std::string err = read_text(dir_.path() / "err.txt");
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
+  EXPECT_NE(err.find("tasks 1 of job " + job + " left simulations undone; trying them once more"), std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(dir_.path() / "work" / "logs" / "task-1.retry.log"));
+  EXPECT_EQ(read_text(dir_.path() / "retried.json"), local_json());
+}
+
+TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
+  const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
+                                                   " --json partial.json --slurm --slurm-dir work "
+                                                   "--slurm-option=--begin=now+3");
+  const std::string job = listed_job();
+  ASSERT_FALSE(job.empty());
+  test::run_shell("scancel " + job + "_2");
+  const std::string retry = listed_job(job);
+  ASSERT_FALSE(retry.empty());
+  test::run_shell("scancel " + retry);
+  const int status = wait_for_exit(dtsim);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(dir_.path() / "err.txt");
+  const nlohmann::json sweep = nlohmann::json::parse(read_text(dir_.path() / "partial.json"));
+  const nlohmann::json local = nlohmann::json::parse(local_json());
+  for (int i : {0, 1, 3}) EXPECT_EQ(sweep["points"][i], local["points"][i]) << i;
+  const nlohmann::json& lost = sweep["points"][2];  // tp 4, task 2's
+  EXPECT_EQ(lost["status"], "failed");
+  const std::string expected = "no result from Slurm task 2 (job " + job + " then " + retry + ", tried twice): see " +
+                               (dir_.path() / "work" / "logs" / "task-2.retry.log").string();
+  EXPECT_EQ(lost["error"].get<std::string>().rfind(expected, 0), 0u) << lost["error"];
+}
+
+TEST_F(Slurm, CtrlCCancelsTheJobArray) {
+  const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
+                                                   " --slurm --slurm-dir work --slurm-option=--begin=now+60");
+  const std::string job = listed_job();
+  ASSERT_FALSE(job.empty());
+  kill(dtsim, SIGINT);
+  const int status = wait_for_exit(dtsim);
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 130)) << status;
+  // The shell between the test and dtsim passes SIGINT on as exec replaced it; the array is gone.
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    gone = test::run_shell("squeue -h -j " + job + " -o %i").output.find(job) == std::string::npos;
+    if (!gone) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(gone) << test::run_shell("squeue").output;
+}
+
+}  // namespace
+}  // namespace dtsim
