@@ -45,10 +45,10 @@ struct FailureClass {
 
 // What a whole training run is, as far as failures are concerned.
 struct GoodputProblem {
-  double work_s = 0;              // W: failure-free compute time of the whole training
+  double work_s = 0;                // W: failure-free compute time of the whole training
   double checkpoint_stall_s = 0;    // δ: the job stops this long for each checkpoint
-  double checkpoint_persist_s = 0;  // P: then the checkpoint is safe this much later, the job running (0: blocking)
-  double recovery_s = 0;          // R: restart (detection, requeue, NCCL init) + reload of the checkpoint
+  double checkpoint_persist_s = 0;  // P: the checkpoint is safe this much later, the job running (0: blocking)
+  double recovery_s = 0;            // R: restart (detection, requeue, NCCL init) + reload of the checkpoint
   std::vector<FailureClass> failures;
   double failure_rate_per_s() const;  // λ
   double node_failure_rate_per_s() const;  // the classes that take a node out
@@ -76,10 +76,11 @@ long checkpoint_count(double work_s, double interval_s);
 //   E[wall] = E_F(F_1) + Σ_{k≥2} [ (1 − e^{−λS_k})/λ + (1 − e^{−λS_k})(ρ + E_F(F_k)) ].
 // Blocking (P = 0): F = S = τ + δ and each term is expected_segment_s(λ, τ + δ, R).
 double closed_form_wall_s(const GoodputProblem& p, double interval_s);
-// Where the expected wall-clock time goes. Checkpoints: the failure-free wall time minus W (stalls,
-// waits for a write, the last write); failures that hit a window: e^{λF} − 1 for an F window,
-// (1 − e^{−λS}) e^{λF} for an S one; recovering: ρ per such failure; lost work: the rest.
-// compute + checkpoints + lost + recovering = E[wall].
+// Where the expected wall-clock time goes. Checkpoints: the time of the windows that were kept
+// beyond their compute (stalls, waits for a write, and the writes nothing overlapped: the first,
+// the last and each after a restart); failures that hit a window: e^{λF} − 1 for an F window,
+// (1 − e^{−λS}) e^{λF} for an S one; recovering: ρ per such failure; lost work: the time since
+// the last safe checkpoint at each failure. compute + checkpoints + lost + recovering = E[wall].
 struct ClosedFormRun {
   double wall_s = 0, compute_s = 0, checkpoint_s = 0, lost_s = 0, recovery_s = 0;
 };
