@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <iostream>
 
@@ -53,10 +54,14 @@ std::optional<SlurmOptions> slurm_options_from(const SlurmFlags& f) {
 void remember_command_line(int argc, char** argv) { command_line.assign(argv, argv + argc); }
 
 int run_collect_command(const std::string& work_dir) {
-  std::vector<std::string> args = saved_command_line(work_dir);
+  const SavedCommand saved = saved_command(work_dir);
+  std::vector<std::string> args = saved.arguments;
   if (args.empty()) flag_error("collect", "the work folder of a dtsim --slurm batch", work_dir);
   args.push_back("--slurm-collect");
-  args.push_back(work_dir);
+  args.push_back(std::filesystem::absolute(work_dir).string());
+  // Relative paths in the command (scenario, outputs) name what they named where it was given.
+  if (chdir(saved.working_dir.c_str()) != 0)
+    flag_error("collect", "the folder the batch was submitted from", saved.working_dir.string());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

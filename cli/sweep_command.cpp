@@ -204,7 +204,8 @@ int run_sweep_command(const SweepOptions& options) {
   const SweepRequest request = request_from(options);
 
   const SweepResult result = run_sweep(request);
-  if (result.slurm && request.slurm && !request.slurm->wait) {  // submitted: dtsim collect gathers
+  if (result.slurm && !result.slurm->job_id.empty() && request.slurm && !request.slurm->wait) {
+    // Submitted: dtsim collect gathers. (With nothing to simulate, nothing was: the table now.)
     std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", result.slurm->job_id,
                              result.slurm->work_dir.string());
     return 0;

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -49,14 +48,15 @@ int wait_for_exit(pid_t pid) {
   return status;
 }
 
-// The id of the dtsim job array squeue lists (the tests hold the cluster one at a time: RESOURCE_LOCK),
-// waiting up to 20 s for it; "" if none came.
-std::string listed_job(const std::string& except = "") {
+// Job `n` (0: the first submission, 1: the retry) of the batch in `work`, as dtsim wrote it in
+// batch.json once sbatch answered; waits up to 20 s for it, "" if it did not come.
+std::string submitted_job(const fs::path& work, size_t n = 0) {
   for (int i = 0; i < 200; ++i) {
-    const test::CliResult r = test::run_shell("squeue -h -n dtsim -o %F");
-    std::istringstream lines(r.output);
-    for (std::string id; std::getline(lines, id);)
-      if (!id.empty() && id != except) return id;
+    try {
+      const nlohmann::json batch = nlohmann::json::parse(read_text(work / "batch.json"));
+      if (batch.at("job_ids").size() > n) return batch["job_ids"][n].get<std::string>();
+    } catch (const nlohmann::json::exception&) {  // not written yet
+    }
     std::this_thread::sleep_for(100ms);
   }
   return "";
@@ -114,7 +114,7 @@ TEST_F(Slurm, ATaskKilledBeforeItRanIsRunOnceMore) {
   const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
                                                    " --json retried.json --slurm --slurm-dir work "
                                                    "--slurm-option=--begin=now+3");
-  const std::string job = listed_job();
+  const std::string job = submitted_job(dir_.path() / "work");
   ASSERT_FALSE(job.empty());
   test::run_shell("scancel " + job + "_1");
   const int status = wait_for_exit(dtsim);
@@ -130,10 +130,10 @@ TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
   const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
                                                    " --json partial.json --slurm --slurm-dir work "
                                                    "--slurm-option=--begin=now+3");
-  const std::string job = listed_job();
+  const std::string job = submitted_job(dir_.path() / "work");
   ASSERT_FALSE(job.empty());
   test::run_shell("scancel " + job + "_2");
-  const std::string retry = listed_job(job);
+  const std::string retry = submitted_job(dir_.path() / "work", 1);
   ASSERT_FALSE(retry.empty());
   test::run_shell("scancel " + retry);
   const int status = wait_for_exit(dtsim);
@@ -151,7 +151,7 @@ TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
 TEST_F(Slurm, CtrlCCancelsTheJobArray) {
   const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
                                                    " --slurm --slurm-dir work --slurm-option=--begin=now+60");
-  const std::string job = listed_job();
+  const std::string job = submitted_job(dir_.path() / "work");
   ASSERT_FALSE(job.empty());
   kill(dtsim, SIGINT);
   const int status = wait_for_exit(dtsim);
@@ -159,7 +159,7 @@ TEST_F(Slurm, CtrlCCancelsTheJobArray) {
   // The shell between the test and dtsim passes SIGINT on as exec replaced it; the array is gone.
   bool gone = false;
   for (int i = 0; i < 50 && !gone; ++i) {
-    gone = test::run_shell("squeue -h -j " + job + " -o %i").output.find(job) == std::string::npos;
+    gone = test::run_shell("squeue -h --jobs=" + job + " -o %i").output.find(job) == std::string::npos;
     if (!gone) std::this_thread::sleep_for(100ms);
   }
   EXPECT_TRUE(gone) << test::run_shell("squeue").output;

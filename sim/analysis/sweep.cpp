@@ -218,6 +218,7 @@ SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result,
       replan(s, p.gpus);
       const std::vector<FieldOverride> layout = layout_overrides(s);
       all.insert(all.end(), layout.begin(), layout.end());
+      s = load_scenario(request.scenario_file, all);  // as a Slurm task rebuilds it, every check again
     }
     loaded_with = all;
     set_layout(p, s);

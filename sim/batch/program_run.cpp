@@ -1,5 +1,6 @@
 #include "program_run.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@ ProgramRun run_program(const std::vector<std::string>& argv) {
   ProgramRun run;
   if (argv.empty()) return run;
   int fds[2];
-  if (pipe(fds) != 0) return run;
+  if (pipe2(fds, O_CLOEXEC) != 0) return run;  // no other child inherits it (GUI threads fork too)
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -2,12 +2,11 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -28,23 +27,37 @@ namespace fs = std::filesystem;
 constexpr int kMaxTasks = 1000;
 constexpr auto kPoll = std::chrono::milliseconds(500);
 
-// The jobs being waited for, for cancel_waited_slurm_jobs (a signal handler reads them).
+// The jobs submitted and not yet gathered, for cancel_waited_slurm_jobs (a signal handler reads
+// them): their ids and scancel's path, set before the count that makes them visible.
 constexpr int kMaxWaited = 2;
 char waited_jobs[kMaxWaited][32];
-volatile std::sig_atomic_t waited_count = 0;
+char scancel_path[4096];
+std::atomic<int> waited_count{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
-class WaitedJobs {  // registers the jobs for the signal handler while they are waited for
- public:
-  explicit WaitedJobs(const std::vector<std::string>& ids) {
-    waited_count = 0;
-    for (size_t i = 0; i < ids.size() && i < size_t(kMaxWaited); ++i) {
-      std::snprintf(waited_jobs[i], sizeof waited_jobs[i], "%s", ids[i].c_str());
-      waited_count = int(i) + 1;
-    }
+// scancel on the PATH, as execvp would find it ("" when it is not there).
+std::string find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    start = end + 1;
   }
-  ~WaitedJobs() { waited_count = 0; }
-  WaitedJobs(const WaitedJobs&) = delete;
-  WaitedJobs& operator=(const WaitedJobs&) = delete;
+  return "";
+}
+
+void register_waited_job(const std::string& id) {
+  const int n = waited_count.load();
+  if (n >= kMaxWaited) return;
+  if (n == 0) std::snprintf(scancel_path, sizeof scancel_path, "%s", find_on_path("scancel").c_str());
+  std::snprintf(waited_jobs[n], sizeof waited_jobs[n], "%s", id.c_str());
+  waited_count.store(n + 1);
+}
+
+struct WaitedJobsCleared {  // the batch is gathered (or abandoned): nothing to cancel any more
+  ~WaitedJobsCleared() { waited_count.store(0); }
 };
 
 InputError slurm_error(const std::string& expected, const std::string& found) {
@@ -99,13 +112,16 @@ std::string submit(const SlurmOptions& o, const fs::path& dir, const std::string
   const std::string id = last_line(run.output).substr(0, last_line(run.output).find(';'));
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
     throw slurm_error("a job id from sbatch --parsable", "'" + last_line(run.output) + "'");
+  register_waited_job(id);  // from now on Ctrl-C cancels it
   return id;
 }
 
-// True while squeue still lists a task of the job.
+// True while squeue still lists a task of the job, or cannot say (a busy controller: ask again).
 bool job_pending_or_running(const std::string& id) {
-  const ProgramRun run = run_program({"squeue", "-h", "-j", id, "-o", "%i"});
-  return run.exit_code == 0 && !trimmed(run.output).empty();
+  const ProgramRun run = run_program({"squeue", "-h", "--jobs=" + id, "-o", "%i"});
+  if (run.exit_code < 0) throw slurm_error("squeue on the PATH (Slurm's client commands)", "no squeue");
+  if (run.exit_code != 0) return run.output.find("Invalid job id") == std::string::npos;
+  return !trimmed(run.output).empty();
 }
 
 size_t replies_present(const fs::path& dir, size_t count) {
@@ -118,7 +134,6 @@ size_t replies_present(const fs::path& dir, size_t count) {
 // cancelled).
 bool wait_for(const std::vector<std::string>& ids, const fs::path& dir, size_t count, std::ostream& log,
               const std::atomic<bool>* cancel) {
-  const WaitedJobs waited(ids);
   size_t reported = size_t(-1);
   for (;;) {
     const size_t present = replies_present(dir, count);
@@ -170,12 +185,18 @@ bool same_simulations(const std::vector<SlurmSimulation>& a, const std::vector<S
 
 // A new work folder with the manifest and the task script; returns its manifest.
 SlurmManifest prepare(const std::vector<SlurmSimulation>& simulations, const SlurmOptions& o, const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir / "results", ec);
-  fs::create_directories(dir / "logs", ec);
-  if (ec) throw InputError({dir.string(), 0, "--slurm-dir", "a folder dtsim can create", ec.message()});
+  // Replies of another batch would pass for this one's.
+  if (fs::exists(dir / "batch.json") || fs::exists(dir / "results"))
+    throw InputError({dir.string(), 0, "--slurm-dir", "a new folder for this batch (dtsim collect gathers an old one)",
+                      "the work folder of another batch"});
+  for (const fs::path& sub : {dir / "results", dir / "logs"}) {
+    std::error_code ec;
+    fs::create_directories(sub, ec);
+    if (ec) throw InputError({sub.string(), 0, "--slurm-dir", "a folder dtsim can create", ec.message()});
+  }
   SlurmManifest m;
   m.simulations = simulations;
+  m.working_dir = fs::current_path();
   m.tasks = std::clamp(o.tasks > 0 ? o.tasks : int(simulations.size()), 1,
                        std::max(1, std::min(int(simulations.size()), kMaxTasks)));
   m.command_line = o.command_line;
@@ -184,6 +205,7 @@ SlurmManifest prepare(const std::vector<SlurmSimulation>& simulations, const Slu
              fmt::format("#!/bin/sh\n# A task of a dtsim Slurm batch: the simulations i with i % {} == the task id.\n"
                          "exec {} slurm-task {} \"$SLURM_ARRAY_TASK_ID\"\n",
                          m.tasks, shell_quoted(dtsim.string()), shell_quoted(dir.string())));
+  write_manifest(dir, m);  // before the tasks can start: they read it
   return m;
 }
 
@@ -197,10 +219,18 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
   SlurmBatch batch;
   const size_t count = simulations.size();
   if (count == 0) return batch;
+  const WaitedJobsCleared cleared;
+  const auto cancelled = [&] {
+    batch.outcomes.assign(count, SimulationOutcome{std::nullopt, SimulationCancelled().what()});
+    for (size_t i = 0; i < count; ++i)
+      if (on_outcome) on_outcome(i, batch.outcomes[i]);
+    return batch;
+  };
   SlurmManifest m;
   if (!options.collect_from.empty()) {
     batch.work_dir = fs::absolute(options.collect_from).lexically_normal();
     m = read_manifest(batch.work_dir);
+    for (const std::string& id : m.job_ids) register_waited_job(id);
     if (!same_simulations(m.simulations, simulations))
       throw InputError({(batch.work_dir / "batch.json").string(), 0, "simulations",
                         "the simulations of the command that submitted it", "others (the inputs changed since)"});
@@ -215,15 +245,10 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
   batch.job_id = m.job_ids.empty() ? "" : m.job_ids.front();
   if (!options.wait) {
     log << fmt::format("slurm: not waiting; `dtsim collect {}` gathers the results\n", batch.work_dir.string());
+    waited_count.store(0);  // left running on purpose
     return batch;
   }
-  if (!wait_for(m.job_ids, batch.work_dir, count, log, cancel)) {
-    for (size_t i = 0; i < count; ++i) {
-      batch.outcomes.push_back({std::nullopt, SimulationCancelled().what()});
-      if (on_outcome) on_outcome(i, batch.outcomes.back());
-    }
-    return batch;
-  }
+  if (!wait_for(m.job_ids, batch.work_dir, count, log, cancel)) return cancelled();
   // A task that failed or ran out of time is tried once more (its simulations done stay done).
   const std::vector<int> missing = tasks_missing(batch.work_dir, count, m.tasks);
   if (!missing.empty() && m.job_ids.size() == 1) {
@@ -231,7 +256,7 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
                        fmt::join(missing, ","), m.job_ids[0]);
     m.job_ids.push_back(submit(options, batch.work_dir, fmt::format("{}", fmt::join(missing, ",")), true));
     write_manifest(batch.work_dir, m);
-    if (!wait_for({m.job_ids.back()}, batch.work_dir, count, log, cancel)) return batch;
+    if (!wait_for({m.job_ids.back()}, batch.work_dir, count, log, cancel)) return cancelled();
   }
   for (size_t i = 0; i < count; ++i) {
     const fs::path reply = reply_file(batch.work_dir, i);
@@ -251,18 +276,22 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
   return batch;
 }
 
-std::vector<std::string> saved_command_line(const fs::path& work_dir) { return read_manifest(work_dir).command_line; }
+SavedCommand saved_command(const fs::path& work_dir) {
+  const SlurmManifest m = read_manifest(work_dir);
+  return {m.command_line, m.working_dir};
+}
 
 void cancel_waited_slurm_jobs() noexcept {
-  for (int i = 0; i < waited_count; ++i) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      char scancel[] = "scancel";
-      char* argv[] = {scancel, waited_jobs[i], nullptr};
-      execvp(scancel, argv);
+  // fork and execv, nothing else; no wait, so that a hanging scancel cannot hold the exit back
+  // (the child carries on alone).
+  const int n = waited_count.load();
+  if (n == 0 || scancel_path[0] == '\0') return;
+  for (int i = 0; i < n; ++i) {
+    if (fork() == 0) {
+      char* argv[] = {scancel_path, waited_jobs[i], nullptr};
+      execv(scancel_path, argv);
       _exit(127);
     }
-    if (pid > 0) waitpid(pid, nullptr, 0);
   }
 }
 

@@ -5,7 +5,8 @@
 // `dtsim slurm-task DIR K` on their shard (simulation i goes to task i % tasks), waits while
 // saying how many simulations are done, submits the tasks that failed or ran out of time once
 // more, and reads the outcomes back: the same SimulationOutcome simulate_many gives, or, for a
-// simulation no task delivered, an error naming the task and its log. Work folder:
+// simulation no task delivered, an error naming the task and its log. A work folder is for one
+// batch (a folder holding another is refused):
 //   batch.json        the simulations, the task count, the job ids, the command that asked
 //   task.sh           what each task runs
 //   results/I.reply   simulation I's reply (simulation.hpp: simulate_to_reply), written whole
@@ -58,12 +59,17 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome = {},
                              const std::atomic<bool>* cancel = nullptr);
 
-// The command line saved in a work folder (`dtsim collect DIR` runs it again with
-// --slurm-collect DIR). Throws InputError naming DIR/batch.json when it is not a work folder.
-std::vector<std::string> saved_command_line(const std::filesystem::path& work_dir);
+// The command saved in a work folder and where it was given (`dtsim collect DIR` runs it again
+// there with --slurm-collect DIR). Throws InputError naming DIR/batch.json when it is not a work
+// folder.
+struct SavedCommand {
+  std::vector<std::string> arguments;  // argv[0] first
+  std::filesystem::path working_dir;
+};
+SavedCommand saved_command(const std::filesystem::path& work_dir);
 
-// From a signal handler: scancel every job this process submitted and is waiting for
-// (fork and exec only, async-signal-safe).
+// From a signal handler: scancel every job this process submitted and has not gathered yet
+// (fork and execv of scancel's path, found at submission; no wait).
 void cancel_waited_slurm_jobs() noexcept;
 
 }  // namespace dtsim

@@ -23,7 +23,8 @@ void write_manifest(const std::filesystem::path& work_dir, const SlurmManifest& 
     simulations.push_back({{"scenario_file", s.scenario_file.string()}, {"overrides", overrides}});
   }
   const nlohmann::json j = {{"dtsim_slurm_batch", kManifestVersion}, {"tasks", m.tasks}, {"job_ids", m.job_ids},
-                            {"command_line", m.command_line}, {"simulations", simulations}};
+                            {"command_line", m.command_line}, {"working_dir", m.working_dir.string()},
+                            {"simulations", simulations}};
   const std::string error = write_file_atomically(manifest_file(work_dir), j.dump(1) + "\n");
   if (!error.empty())
     throw InputError({manifest_file(work_dir).string(), 0, "--slurm-dir", "a folder dtsim can write", error});
@@ -42,6 +43,7 @@ SlurmManifest read_manifest(const std::filesystem::path& work_dir) {
     m.tasks = j.at("tasks").get<int>();
     m.job_ids = j.at("job_ids").get<std::vector<std::string>>();
     m.command_line = j.at("command_line").get<std::vector<std::string>>();
+    m.working_dir = j.at("working_dir").get<std::string>();
     for (const nlohmann::json& s : j.at("simulations")) {
       SlurmSimulation sim;
       sim.scenario_file = s.at("scenario_file").get<std::string>();

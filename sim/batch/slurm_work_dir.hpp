@@ -14,6 +14,7 @@ struct SlurmManifest {
   int tasks = 1;
   std::vector<std::string> job_ids;       // the submissions, first one first
   std::vector<std::string> command_line;  // what asked (dtsim collect runs it again)
+  std::filesystem::path working_dir;      // where it was asked
 };
 
 void write_manifest(const std::filesystem::path& work_dir, const SlurmManifest& m);

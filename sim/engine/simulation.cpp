@@ -246,8 +246,6 @@ void write_all(int fd, const std::vector<uint8_t>& bytes) {
   }
 }
 
-// A forked child computing one SimulationResult; finish() collects it. With `progress`, the child
-// also reports its simulated clock on a second pipe.
 // The reply a simulation sends back (msgpack): {"ok": result}, or what went wrong.
 json reply_of(const std::function<SimulationResult()>& body) {
   try {
@@ -268,13 +266,15 @@ SimulationResult result_of_reply(const std::vector<uint8_t>& bytes, const std::s
   const json reply = json::from_msgpack(bytes);
   if (reply.contains("memory_exceeded")) throw memory_budget_exceeded(what, memory_limit_bytes);
   if (reply.contains("input_error")) {
-    const json& i = reply["input_error"];
-    throw InputError({i[0], i[1], i[2], i[3], i[4]});
+    const json& i = reply.at("input_error");
+    throw InputError({i.at(0), i.at(1), i.at(2), i.at(3), i.at(4)});
   }
-  if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
-  return from_json(reply["ok"]);
+  if (reply.contains("error")) throw std::runtime_error(reply.at("error").get<std::string>());
+  return from_json(reply.at("ok"));
 }
 
+// A forked child computing one SimulationResult; finish() collects it. With `progress`, the child
+// also reports its simulated clock on a second pipe.
 class ChildSimulation {
  public:
   // `at_once`: children running beside this one; each gets that share of the memory budget.

@@ -62,6 +62,9 @@ munged --key-file="$dir/munge.key" --socket="$dir/munge.sock" --pid-file="$dir/m
   --log-file="$dir/munged.log" --seed-file="$dir/munged.seed"
 
 user="$(id -un)"
+controller_port="$(free_port)"
+node_port="$(free_port)"
+while [ "$node_port" = "$controller_port" ]; do node_port="$(free_port)"; done
 host="$(hostname -s)"
 cpus="$(nproc)"
 memory_mb="$(awk '/MemTotal/ {print int($2 / 1024 / 2)}' /proc/meminfo)"
@@ -77,8 +80,8 @@ StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=$controller_port
+SlurmdPort=$node_port
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
 ProctrackType=proctrack/linuxproc
