@@ -48,6 +48,7 @@ PlanRequest request_from(const PlanOptions& o) {
   if (!is_existing_file(r.topology_file))
     flag_error("--topology", "an existing topology file", r.topology_file.string());
   r.gpu_counts = parse_gpu_counts("--gpus", o.gpus, load_topology(r.topology_file).node.gpus);
+  r.slurm = slurm_options_from(o.slurm);
   r.global_batch = int(integer_flag("--global-batch", o.global_batch, 1, 1'000'000'000));
   r.precision = precision_flag(o.precision);
   r.finalists = int(integer_flag("--finalists", o.finalists, 0, kMaxFinalists));
@@ -81,8 +82,9 @@ void print_plan(std::ostream& out, const PlanResult& r, int top, const std::opti
   for (size_t i = 0; i < r.invalid_by_field.size(); ++i)
     out << fmt::format("  invalid    {} by {}, e.g. {}\n", r.invalid_by_field[i].second, r.invalid_by_field[i].first,
                        r.invalid_examples[i]);
-  out << fmt::format("wall time    search {:.3f} s (enumerate, check, memory, analytic, sort), simulations {:.2f} s\n",
-                     r.search_wall_s, r.simulation_wall_s);
+  out << fmt::format("wall time    search {:.3f} s (enumerate, check, memory, analytic, sort), simulations {:.2f} s{}\n",
+                     r.search_wall_s, r.simulation_wall_s,
+                     r.slurm ? fmt::format(" on Slurm (job {}, {})", r.slurm->job_id, r.slurm->work_dir.string()) : "");
   if (r.simulated > 0) out << fmt::format("simulation   {}\n", r.simulation_method);
   for (int gpus : r.gpu_counts)
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const PlanRow& row) { return row.gpus == gpus; }))
@@ -168,6 +170,7 @@ PlanOptions& add_plan_options(CLI::App& command) {
   command.add_option("--write-scenario", o.write_scenario,
                      "write the best layout as a scenario file that `dtsim run` simulates (with several GPU counts: "
                      "FILE-<gpus>.yaml for each)");
+  add_slurm_flags(command, o.slurm);
   return o;
 }
 
@@ -188,6 +191,11 @@ int run_plan_command(const PlanOptions& options) {
     for (int gpus : request.gpu_counts)
       check_output_path("--write-scenario", scenario_file_for(options.write_scenario, gpus, several).string());
   const PlanResult result = plan_layouts(request);
+  if (result.slurm && !result.slurm->job_id.empty() && request.slurm && !request.slurm->wait) {
+    std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", result.slurm->job_id,
+                             result.slurm->work_dir.string());
+    return 0;
+  }
   std::map<int, ErrorBand> bands;  // per GPU count, for its best layout, where a training length is given
   if (length) {
     ValidationEvidence evidence(kSourceDir / "validation", kTopologiesDir);  // read and simulated once

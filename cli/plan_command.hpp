@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "slurm_flags.hpp"
+
 namespace dtsim {
 
 // Flags as written; run_plan_command checks them (an InputError names the flag).
@@ -24,6 +26,7 @@ struct PlanOptions {
   std::string tokens;               // a training length: days, GPU-hours, cost and energy per layout
   std::string usd_per_gpu_hour, pue;
   bool full_simulation = false;     // --full-simulation: no micro-batch extrapolation
+  SlurmFlags slurm;                 // --slurm: the finalists as a Slurm job array
 };
 
 // Returns the options object the parsed flags are written into (owned by the command).

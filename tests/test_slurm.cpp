@@ -1,6 +1,6 @@
 // Studies on Slurm (issue 49), against a real one-machine Slurm that ctest starts before these
 // tests (tests/slurm/local-slurm.sh, fixture local_slurm; SLURM_CONF names it) and stops after:
-// a sweep on Slurm gives the local --json byte for byte; --slurm-no-wait and `dtsim collect` give
+// a sweep and a plan on Slurm give the local --json byte for byte; --slurm-no-wait and `dtsim collect` give
 // it too; a task killed before it ran is run once more; one killed twice is reported with its
 // log; Ctrl-C cancels the job array.
 #include <gtest/gtest.h>
@@ -95,6 +95,21 @@ TEST_F(Slurm, ASweepGivesTheLocalJsonByteForByte) {
   for (int task = 0; task < 3; ++task)
     EXPECT_TRUE(fs::exists(work / "logs" / ("task-" + std::to_string(task) + ".log"))) << task;
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(fs::exists(work / "results" / (std::to_string(i) + ".reply"))) << i;
+}
+
+// A plan's finalists (built in code, written to the work folder as scenario files) give the same
+// ranked layouts on Slurm as here.
+TEST_F(Slurm, APlanGivesTheLocalJsonByteForByte) {
+  const std::string plan = "plan --model gpt3-1.3b --gpu h100-sxm --gpus 8,16 --global-batch 64 --finalists 2";
+  const std::string in = "cd '" + dir_.path().string() + "' && " + DTSIM_CLI + " ";
+  const test::CliResult here = test::run_shell(in + plan + " --json here.json");
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  const test::CliResult there = test::run_shell(in + plan + " --json there.json --slurm --slurm-dir work");
+  ASSERT_EQ(there.exit_code, 0) << there.output;
+  EXPECT_EQ(read_text(dir_.path() / "there.json"), read_text(dir_.path() / "here.json"));
+  // 2 finalists of 2 counts, each at pp and 2 pp micro-batches where that is cheaper: 4 to 8 simulations.
+  EXPECT_TRUE(fs::exists(dir_.path() / "work" / "inputs" / "0.yaml"));
+  EXPECT_NE(there.output.find("simulations done"), std::string::npos) << there.output;
 }
 
 TEST_F(Slurm, NoWaitReturnsTheJobAndCollectGathersTheSameJson) {

@@ -50,7 +50,8 @@ SimulationResult extrapolate_micro_batches(const SimulationResult& small, const 
   return out;
 }
 
-std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel) {
+std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel,
+                                                          const SimulationBatchRunner& run) {
   // All short simulations first, then all long ones, so that a batch of `parallel` children
   // holds simulations of similar length.
   std::vector<ResolvedScenario> small_runs, large_runs;
@@ -69,7 +70,8 @@ std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<Reso
   }
   std::vector<ResolvedScenario> runs = small_runs;
   runs.insert(runs.end(), large_runs.begin(), large_runs.end());
-  const std::vector<SimulationOutcome> done = simulate_many(runs, parallel);
+  const std::vector<SimulationOutcome> done = run ? run(runs) : simulate_many(runs, parallel);
+  if (done.size() != runs.size()) return {};  // submitted elsewhere, not gathered yet
 
   std::vector<SimulationOutcome> outcomes(scenarios.size());
   int large_index = int(small_runs.size());

@@ -36,6 +36,8 @@ SimulationResult extrapolate_micro_batches(const SimulationResult& small, const 
 
 // simulate_many, with each scenario whose micro_batch_samples exist simulated at those two sizes
 // and extrapolated; the others are simulated in full.
-std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel);
+// `run`, when given, runs the simulations instead of simulate_many (none back: none out).
+std::vector<SimulationOutcome> simulate_many_extrapolated(const std::vector<ResolvedScenario>& scenarios, int parallel,
+                                                          const SimulationBatchRunner& run = {});
 
 }  // namespace dtsim

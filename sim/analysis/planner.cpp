@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 #include <chrono>
 #include <thread>
 #include <map>
@@ -241,9 +242,13 @@ void simulate_finalists(const PlanRequest& request, const ResolvedScenario& reso
   for (size_t i : chosen) finalist_scenarios.push_back(resolve_variant(resolved, result.scenario_of(result.rows[i])));
   // One simulation per core at a time: each runs in its own forked process.
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
-  const std::vector<SimulationOutcome> outcomes = request.extrapolate_micro_batches
-                                                      ? simulate_many_extrapolated(finalist_scenarios, cores)
-                                                      : simulate_many(finalist_scenarios, cores);
+  SimulationBatchRunner run;  // or on Slurm
+  if (request.slurm) run = slurm_runner(*request.slurm, std::clog, result.slurm.emplace());
+  const std::vector<SimulationOutcome> outcomes =
+      request.extrapolate_micro_batches ? simulate_many_extrapolated(finalist_scenarios, cores, run)
+      : run                             ? run(finalist_scenarios)
+                                        : simulate_many(finalist_scenarios, cores);
+  if (outcomes.size() != chosen.size()) return;  // submitted to Slurm, not waited for: dtsim collect
   result.simulation_method =
       request.extrapolate_micro_batches
           ? "SimGrid at pp and 2 pp micro-batches per replica, extrapolated linearly to the layout's count "

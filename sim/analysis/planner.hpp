@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "slurm_batch.hpp"
 
 namespace dtsim {
 
@@ -56,6 +57,8 @@ struct PlanRequest {
   // (micro_batch_extrapolation.hpp) instead of simulating every micro-batch.
   bool extrapolate_micro_batches = true;
   PlanSearchSpace space;
+  // Set: the finalists are simulated as a Slurm job array (slurm_batch.hpp); the result is the same.
+  std::optional<SlurmOptions> slurm;
 };
 
 struct PlanRow {
@@ -85,6 +88,7 @@ struct PlanResult {
   double search_wall_s = 0;        // enumeration + consistency + memory + analytic + sort
   double simulation_wall_s = 0;    // the finalists' simulations
   std::string simulation_method;   // how the finalists were simulated, in words
+  std::optional<SlurmBatch> slurm;  // where a Slurm batch ran them; no outcomes when not waited for
   std::vector<PlanRow> rows;       // by GPU count (increasing), ranked within each, best first
 
   // The rank of rows[i] among the rows of its GPU count (1 = the best).

@@ -16,6 +16,7 @@
 #include "atomic_file.hpp"
 #include "input_error.hpp"
 #include "program_run.hpp"
+#include "scenario_writer.hpp"
 #include "slurm_work_dir.hpp"
 
 namespace dtsim {
@@ -274,6 +275,29 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
     if (on_outcome) on_outcome(i, batch.outcomes.back());
   }
   return batch;
+}
+
+SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& log, SlurmBatch& record) {
+  return [options, &log, &record](const std::vector<ResolvedScenario>& scenarios) {
+    SlurmOptions o = options;
+    const bool collecting = !o.collect_from.empty();
+    if (!collecting && o.work_dir.empty()) o.work_dir = default_work_dir();
+    const fs::path dir = fs::absolute(collecting ? o.collect_from : o.work_dir).lexically_normal();
+    std::vector<SlurmSimulation> simulations;
+    for (size_t i = 0; i < scenarios.size(); ++i) {
+      const fs::path input = dir / "inputs" / fmt::format("{}.yaml", i);
+      if (!collecting) {
+        std::error_code ec;
+        fs::create_directories(input.parent_path(), ec);
+        write_text(input, scenario_to_yaml(scenarios[i].scenario, "# A simulation of a dtsim Slurm batch."));
+      }
+      simulations.push_back({input, {}});
+    }
+    record = simulate_on_slurm(simulations, scenarios, o, log);
+    std::vector<SimulationOutcome> outcomes = std::move(record.outcomes);
+    record.outcomes.clear();
+    return outcomes;
+  };
 }
 
 SavedCommand saved_command(const fs::path& work_dir) {

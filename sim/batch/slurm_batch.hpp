@@ -59,6 +59,12 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome = {},
                              const std::atomic<bool>* cancel = nullptr);
 
+// A SimulationBatchRunner for simulations built in code (a plan's finalists): each transformer
+// scenario written to DIR/inputs/I.yaml (scenario_to_yaml, which load_scenario reads back to the
+// same simulation), then simulate_on_slurm. `record` gets the batch (its job and work folder);
+// without waiting the runner returns no outcomes.
+SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& log, SlurmBatch& record);
+
 // The command saved in a work folder and where it was given (`dtsim collect DIR` runs it again
 // there with --slurm-collect DIR). Throws InputError naming DIR/batch.json when it is not a work
 // folder.

@@ -71,6 +71,11 @@ std::vector<SimulationOutcome> simulate_many(
     const std::function<void(size_t index, const SimulationOutcome&)>& on_outcome = {},
     const std::atomic<bool>* cancel = nullptr, const SimulationOptions& options = {});
 
+// What runs a batch of simulations when it is not simulate_many on this machine's cores (a Slurm
+// job array: sim/batch/slurm_batch.hpp). It returns one outcome per scenario, in order, or none
+// at all when it only submitted them (gathered later).
+using SimulationBatchRunner = std::function<std::vector<SimulationOutcome>(const std::vector<ResolvedScenario>&)>;
+
 // A simulation run by another process, perhaps on another machine (a Slurm task, sim/batch/),
 // hands its outcome over as bytes: the reply a simulating child sends its parent. `resolve`
 // gives the scenario there (what it throws is in the reply too); the simulation runs in a child
