@@ -185,11 +185,15 @@ bool same_simulations(const std::vector<SlurmSimulation>& a, const std::vector<S
 }
 
 // A new work folder with the manifest and the task script; returns its manifest.
-SlurmManifest prepare(const std::vector<SlurmSimulation>& simulations, const SlurmOptions& o, const fs::path& dir) {
-  // Replies of another batch would pass for this one's.
+// Replies of another batch would pass for this one's.
+void refuse_used_work_dir(const fs::path& dir) {
   if (fs::exists(dir / "batch.json") || fs::exists(dir / "results"))
     throw InputError({dir.string(), 0, "--slurm-dir", "a new folder for this batch (dtsim collect gathers an old one)",
                       "the work folder of another batch"});
+}
+
+SlurmManifest prepare(const std::vector<SlurmSimulation>& simulations, const SlurmOptions& o, const fs::path& dir) {
+  refuse_used_work_dir(dir);
   for (const fs::path& sub : {dir / "results", dir / "logs"}) {
     std::error_code ec;
     fs::create_directories(sub, ec);
@@ -283,13 +287,14 @@ SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& lo
     const bool collecting = !o.collect_from.empty();
     if (!collecting && o.work_dir.empty()) o.work_dir = default_work_dir();
     const fs::path dir = fs::absolute(collecting ? o.collect_from : o.work_dir).lexically_normal();
+    if (!collecting) refuse_used_work_dir(dir);
     std::vector<SlurmSimulation> simulations;
     for (size_t i = 0; i < scenarios.size(); ++i) {
       const fs::path input = dir / "inputs" / fmt::format("{}.yaml", i);
       if (!collecting) {
         std::error_code ec;
         fs::create_directories(input.parent_path(), ec);
-        write_text(input, scenario_to_yaml(scenarios[i].scenario, "# A simulation of a dtsim Slurm batch."));
+        write_text(input, scenario_to_yaml(scenarios[i].scenario, "A simulation of a dtsim Slurm batch."));
       }
       simulations.push_back({input, {}});
     }
