@@ -51,16 +51,11 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 const std::string kCli = "build/cli/dtsim";
 
 // The commands of one page, in order.
 std::vector<DocCommand> commands_of(const fs::path& page) {
-  const std::vector<std::string> lines = lines_of(read_text(page));
+  const std::vector<std::string> lines = lines_of(test::read_file(page));
   std::vector<DocCommand> out;
   std::string block;     // the open fence's language
   bool in_block = false;
@@ -157,7 +152,7 @@ struct QuestionRow {
 std::vector<QuestionRow> question_rows() {
   std::vector<QuestionRow> rows;
   const std::regex row(R"(^\| [^|]+ \| `dtsim ([^`]+)` \| `([^`]+)` \|$)");
-  for (const std::string& line : lines_of(read_text(test::source_dir() / "README.md"))) {
+  for (const std::string& line : lines_of(test::read_file(test::source_dir() / "README.md"))) {
     std::smatch m;
     if (std::regex_match(line, m, row)) rows.push_back({m[1], m[2]});
   }

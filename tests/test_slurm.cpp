@@ -26,11 +26,6 @@ using namespace std::chrono_literals;
 const std::string kSweep = (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string() +
                            " --field parallelism.tp --values 1-8";
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // `dtsim ARGS` started in `dir`, its output to `dir`/out.txt and err.txt; returns its pid.
 pid_t start_dtsim(const fs::path& dir, const std::string& args) {
   const pid_t pid = fork();
@@ -53,7 +48,7 @@ int wait_for_exit(pid_t pid) {
 std::string submitted_job(const fs::path& work, size_t n = 0) {
   for (int i = 0; i < 200; ++i) {
     try {
-      const nlohmann::json batch = nlohmann::json::parse(read_text(work / "batch.json"));
+      const nlohmann::json batch = nlohmann::json::parse(test::read_file(work / "batch.json"));
       if (batch.at("job_ids").size() > n) return batch["job_ids"][n].get<std::string>();
     } catch (const nlohmann::json::exception&) {  // not written yet
     }
@@ -65,11 +60,11 @@ std::string submitted_job(const fs::path& work, size_t n = 0) {
 class Slurm : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "no SLURM_CONF: run through ctest (fixture local_slurm)";
+    ASSERT_NE(std::getenv("SLURM_CONF"), nullptr) << "no SLURM_CONF: run through ctest (fixture local_slurm)";
     local_ = test::run_dtsim("sweep " + kSweep + " --json " + (dir_.path() / "local.json").string());
     ASSERT_EQ(local_.exit_code, 0) << local_.output;
   }
-  std::string local_json() const { return read_text(dir_.path() / "local.json"); }
+  std::string local_json() const { return test::read_file(dir_.path() / "local.json"); }
 
   test::ScratchDir dir_;
   test::CliResult local_;
@@ -80,7 +75,7 @@ TEST_F(Slurm, ASweepGivesTheLocalJsonByteForByte) {
       test::run_shell("cd '" + dir_.path().string() + "' && " + DTSIM_CLI + " sweep " + kSweep +
                       " --json slurm.json --slurm --slurm-dir work --slurm-tasks 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(read_text(dir_.path() / "slurm.json"), local_json());
+  EXPECT_EQ(test::read_file(dir_.path() / "slurm.json"), local_json());
   EXPECT_NE(r.output.find("4 simulations in 3 tasks"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("4 of 4 simulations done"), std::string::npos) << r.output;
   // The same table, but where it ran and the file it wrote.
@@ -106,7 +101,7 @@ TEST_F(Slurm, APlanGivesTheLocalJsonByteForByte) {
   ASSERT_EQ(here.exit_code, 0) << here.output;
   const test::CliResult there = test::run_shell(in + plan + " --json there.json --slurm --slurm-dir work");
   ASSERT_EQ(there.exit_code, 0) << there.output;
-  EXPECT_EQ(read_text(dir_.path() / "there.json"), read_text(dir_.path() / "here.json"));
+  EXPECT_EQ(test::read_file(dir_.path() / "there.json"), test::read_file(dir_.path() / "here.json"));
   // 2 finalists of 2 counts, each at pp and 2 pp micro-batches where that is cheaper: 4 to 8 simulations.
   EXPECT_TRUE(fs::exists(dir_.path() / "work" / "inputs" / "0.yaml"));
   EXPECT_NE(there.output.find("simulations done"), std::string::npos) << there.output;
@@ -121,7 +116,7 @@ TEST_F(Slurm, NoWaitReturnsTheJobAndCollectGathersTheSameJson) {
   EXPECT_FALSE(fs::exists(dir_.path() / "later.json"));
   const test::CliResult collected = test::run_shell(in + " collect work");
   ASSERT_EQ(collected.exit_code, 0) << collected.output;
-  EXPECT_EQ(read_text(dir_.path() / "later.json"), local_json());
+  EXPECT_EQ(test::read_file(dir_.path() / "later.json"), local_json());
 }
 
 TEST_F(Slurm, ATaskKilledBeforeItRanIsRunOnceMore) {
@@ -133,12 +128,12 @@ TEST_F(Slurm, ATaskKilledBeforeItRanIsRunOnceMore) {
   ASSERT_FALSE(job.empty());
   test::run_shell("scancel " + job + "_1");
   const int status = wait_for_exit(dtsim);
-  const std::string err = read_text(dir_.path() / "err.txt");
+  const std::string err = test::read_file(dir_.path() / "err.txt");
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err;
   EXPECT_NE(err.find("tasks 1 of job " + job + " left simulations undone; trying them once more"), std::string::npos)
       << err;
   EXPECT_TRUE(fs::exists(dir_.path() / "work" / "logs" / "task-1.retry.log"));
-  EXPECT_EQ(read_text(dir_.path() / "retried.json"), local_json());
+  EXPECT_EQ(test::read_file(dir_.path() / "retried.json"), local_json());
 }
 
 TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
@@ -152,8 +147,8 @@ TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
   ASSERT_FALSE(retry.empty());
   test::run_shell("scancel " + retry);
   const int status = wait_for_exit(dtsim);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_text(dir_.path() / "err.txt");
-  const nlohmann::json sweep = nlohmann::json::parse(read_text(dir_.path() / "partial.json"));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_file(dir_.path() / "err.txt");
+  const nlohmann::json sweep = nlohmann::json::parse(test::read_file(dir_.path() / "partial.json"));
   const nlohmann::json local = nlohmann::json::parse(local_json());
   for (int i : {0, 1, 3}) EXPECT_EQ(sweep["points"][i], local["points"][i]) << i;
   const nlohmann::json& lost = sweep["points"][2];  // tp 4, task 2's

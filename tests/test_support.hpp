@@ -81,6 +81,12 @@ inline InputErrorInfo error_of(const std::function<void()>& action) {
   return {};
 }
 
+// A file's bytes ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 // Runs the dtsim executable with `args` (a shell command line) and collects what it printed.
 struct CliResult {
   int exit_code = -1;

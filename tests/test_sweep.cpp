@@ -289,11 +289,6 @@ fs::path temp_dir() {
   return dir;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 size_t count_of(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -327,7 +322,7 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
   // Simulation is deterministic: the same times as the library sweep above.
   EXPECT_EQ(json["points"][0]["iteration_s"].get<double>(), gpu_sweep_->points[1].iteration_s);
   EXPECT_EQ(json["points"][1]["iteration_s"].get<double>(), gpu_sweep_->points[2].iteration_s);
-  expect_csv_matches_json(read_file(dir / "s.csv"), json);
+  expect_csv_matches_json(test::read_file(dir / "s.csv"), json);
   // The table row of 16 GPUs: nodes 2, dp 16, and its tokens/s.
   const SweepPoint& sixteen = gpu_sweep_->points[2];
   const std::string row = fmt::format("{:>5} {:>5} {:>3} {:>3} {:>3} {:>5} {:>9.4f} {:>11.0f}", 16, 2, 1, 1, 1, 16,
@@ -335,13 +330,13 @@ TEST_F(Sweep, CommandWritesTableCsvJsonAndCharts) {
   EXPECT_NE(r.output.find(row), std::string::npos) << "expected row: " << row << "\n" << r.output;
 
 #ifdef DTSIM_WITH_PLOT
-  const std::string png = read_file(dir / "s.png");
+  const std::string png = test::read_file(dir / "s.png");
   ASSERT_GE(png.size(), 24u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_EQ(png.substr(12, 4), "IHDR");
   EXPECT_EQ(big_endian_u32(png, 16), 640u);  // width
   EXPECT_EQ(big_endian_u32(png, 20), 720u);  // height
-  const std::string svg = read_file(dir / "s.svg");
+  const std::string svg = test::read_file(dir / "s.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("viewBox=\"0 0 640 720\""), std::string::npos);

@@ -36,9 +36,10 @@ TrainingCost training_cost(const Report& r, double amount, const CostInputs& inp
   c.facility_power_w = c.it_power_w * inputs.pue;
   if (r.throughput_per_s() <= 0) return c;
   c.time_s = amount / r.throughput_per_s();
-  c.gpu_hours = c.time_s / 3600.0 * r.gpus;
-  c.cost_usd = c.gpu_hours * inputs.usd_per_gpu_hour;
-  c.energy_mwh = c.facility_power_w * c.time_s / 3.6e9;
+  const WallClockCost held{.gpus = r.gpus, .inputs = inputs, .facility_power_w = c.facility_power_w};
+  c.gpu_hours = held.gpu_hours(c.time_s);
+  c.cost_usd = held.cost_usd(c.time_s);
+  c.energy_mwh = held.energy_mwh(c.time_s);
   return c;
 }
 
