@@ -73,6 +73,7 @@ CompareOptions& add_compare_options(CLI::App& command, const std::string& defaul
                      "usual run, e.g. 90 ImageNet epochs)");
   command.add_option("--usd-per-gpu-hour", o.usd_per_gpu_hour, "price of a GPU-hour (default 2.00)");
   command.add_option("--pue", o.pue, "the facility's power usage effectiveness (default 1.3)");
+  add_slurm_flags(command, o.slurm);
   return o;
 }
 
@@ -83,7 +84,9 @@ int run_compare_command(const CompareOptions& options) {
       options.samples.empty() ? 0 : number_flag("--samples", options.samples, 1, 1e30, "a number of samples from 1 to 1e30");
   const CostInputs inputs = cost_input_flags(options.usd_per_gpu_hour, options.pue);
   const int parallel = int(std::max(1u, std::thread::hardware_concurrency()));
-  const StrategyComparison c = compare_strategies(load_scenario(options.scenario), parallel, samples, inputs);
+  const std::optional<SlurmOptions> slurm = slurm_options_from(options.slurm);
+  const StrategyComparison c = compare_strategies(load_scenario(options.scenario), parallel, samples, inputs, slurm);
+  if (said_submitted(c.slurm, slurm)) return 0;  // dtsim collect gathers
   std::cout << format_strategy_comparison(c);
   if (!options.json_file.empty())
     write_announced_output("--json", options.json_file, strategy_comparison_to_json(c).dump(2) + "\n");

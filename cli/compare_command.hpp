@@ -7,12 +7,15 @@
 
 #include <string>
 
+#include "slurm_flags.hpp"
+
 namespace dtsim {
 
 struct CompareOptions {
   std::string scenario;  // the default is given to add_compare_options
   std::string json_file, png_file, svg_file;
   std::string samples, usd_per_gpu_hour, pue;  // empty: the defaults
+  SlurmFlags slurm;
 };
 
 CompareOptions& add_compare_options(CLI::App& command, const std::string& default_scenario);

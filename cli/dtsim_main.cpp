@@ -1,7 +1,7 @@
 // dtsim command line: a thin front end over dtsim_core.
 //   dtsim run [SCENARIO] [--json FILE] [--trace FILE] [--calibration FILE] [--event 'TYPE K=V...']...
-//             [--straggler-sweep GPU [--values 1,1.3,2]] [--no-fold] [--network]
-//   dtsim validate [RUNS.yaml] [--topologies DIR] [--no-fold]
+//             [--straggler-sweep GPU [--values 1,1.3,2] [--slurm ...]] [--no-fold] [--network]
+//   dtsim validate [RUNS.yaml] [--topologies DIR] [--no-fold] [--slurm ...]
 //   dtsim collective [TOPOLOGY] [--op OP] [-g GPUS] [-b MIN] [-e MAX] [-f FACTOR] [--algo A] [--proto P]
 //   dtsim topo FILE [--nodes N] [--dot OUT.dot]
 //   dtsim plan [--model M] [--gpu G] [--gpus N] ... (see plan_command.cpp)
@@ -27,6 +27,7 @@
 #include "command_examples.hpp"
 #include "command_line_errors.hpp"
 #include "slurm_flags.hpp"
+#include "slurm_rebuilders.hpp"
 #include "slurm_task.hpp"
 #include "error_band.hpp"
 #include "compare_command.hpp"
@@ -62,7 +63,9 @@ const fs::path kDefaultScenario = kSourceDir / "scenarios" / "gpt3-175b-1024-a10
 
 // `dtsim run --straggler-sweep GPU [--values 1,1.3,2]`: iteration time against GPU's slowdown (by
 // default 1.0 to 2.0).
-int sensitivity_command(const Scenario& scenario, const std::string& gpu_text, const std::string& values) {
+int sensitivity_command(const Scenario& scenario, const std::vector<FieldOverride>& loaded_with,
+                        const std::string& gpu_text, const std::string& values,
+                        const std::optional<SlurmOptions>& slurm) {
   const int gpu = int(integer_flag("--straggler-sweep", gpu_text, 0, scenario.gpu_count() - 1,
                                    fmt::format("a GPU rank in [0, {})", scenario.gpu_count())));
   std::vector<double> slowdowns{1.0, 1.1, 1.25, 1.5, 1.75, 2.0};
@@ -74,7 +77,13 @@ int sensitivity_command(const Scenario& scenario, const std::string& gpu_text, c
       if (slowdowns.size() > 100) flag_error("--values", "at most 100 slowdowns", values);
     }
   }
-  std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, slowdowns), gpu);
+  if (!slurm) {
+    std::cout << format_sensitivity(straggler_sensitivity(scenario, gpu, slowdowns), gpu);
+    return 0;
+  }
+  const SensitivityOnSlurm sweep = straggler_sensitivity_on_slurm(scenario, loaded_with, gpu, slowdowns, *slurm);
+  if (said_submitted(sweep.batch, slurm)) return 0;  // dtsim collect gathers
+  std::cout << format_sensitivity(sweep.points, gpu);
   return 0;
 }
 
@@ -85,6 +94,7 @@ struct RunFlags {
   bool network = false;  // --network: the per-tier network report
   std::string tokens, samples;  // --tokens / --samples: a training length, for days, cost and energy
   std::string usd_per_gpu_hour, pue;
+  SlurmFlags slurm;  // with --straggler-sweep: its points as a Slurm job array
 };
 
 // --tokens or --samples (in the model's unit), --usd-per-gpu-hour and --pue: what training on that
@@ -110,14 +120,20 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   check_output_path("--trace", trace_file);
   if (!flags.straggler_values.empty() && flags.straggler_sweep_gpu.empty())
     flag_error("--values", "--straggler-sweep GPU with it", "--values alone");
-  std::vector<FieldOverride> events;
-  for (const std::string& e : flags.events) events.push_back(event_override("--event", e));
-  Scenario scenario = load_scenario(scenario_file, events);
+  const std::optional<SlurmOptions> slurm = slurm_options_from(flags.slurm);
+  if (slurm && flags.straggler_sweep_gpu.empty())
+    flag_error("--slurm", "--straggler-sweep GPU with it (one run simulates here)", "--slurm alone");
+  // The scenario as loaded with the flags: a Slurm task loads it the same way.
+  std::vector<FieldOverride> loaded_with;
+  for (const std::string& e : flags.events) loaded_with.push_back(event_override("--event", e));
   if (!calibration_file.empty()) {
     if (!is_existing_file(calibration_file))
       flag_error("--calibration", "an existing file", calibration_file);
-    scenario.calibration_file = calibration_file;
+    YAML::Emitter path;
+    path << YAML::DoubleQuoted << fs::absolute(calibration_file).string();
+    loaded_with.push_back({"calibration", path.c_str()});
   }
+  const Scenario scenario = load_scenario(scenario_file, loaded_with);
   const auto length = training_length(flags, scenario.throughput_unit());
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {
@@ -125,7 +141,7 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
     return kExitOutOfMemory;
   }
   if (!flags.straggler_sweep_gpu.empty())
-    return sensitivity_command(scenario, flags.straggler_sweep_gpu, flags.straggler_values);
+    return sensitivity_command(scenario, loaded_with, flags.straggler_sweep_gpu, flags.straggler_values, slurm);
   SimulationOptions options;
   options.record_trace = !trace_file.empty();
   options.fold_replicas = !flags.no_fold;
@@ -162,8 +178,11 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   return 0;
 }
 
-int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, bool no_fold) {
-  const ValidationSummary summary = validate_published_runs(runs_file, topologies_dir, !no_fold);
+int validate_command(const fs::path& runs_file, const fs::path& topologies_dir, bool no_fold,
+                     const SlurmFlags& slurm_flags) {
+  const std::optional<SlurmOptions> slurm = slurm_options_from(slurm_flags);
+  const ValidationSummary summary = validate_published_runs(runs_file, topologies_dir, !no_fold, slurm);
+  if (said_submitted(summary.slurm, slurm)) return 0;  // dtsim collect gathers
   std::cout << format_validation_table(summary);
   return 0;
 }
@@ -205,6 +224,7 @@ int main(int argc, char** argv) {
   run->add_flag("--network", run_flags.network,
                 "also report each network tier: bytes carried, busiest link, and what the tier costs (one more "
                 "simulation per tier, with that tier unlimited)");
+  add_slurm_flags(*run, run_flags.slurm);
 
   std::string runs_file = (kSourceDir / "validation" / "published-runs.yaml").string(),
               topologies_dir = (kSourceDir / "topologies").string();
@@ -212,6 +232,8 @@ int main(int argc, char** argv) {
   validate->add_option("runs", runs_file, "published-runs YAML (default: validation/published-runs.yaml)");
   validate->add_option("--topologies", topologies_dir, "folder of topology files");
   validate->add_flag("--no-fold", no_fold, no_fold_help);
+  SlurmFlags validate_slurm;
+  add_slurm_flags(*validate, validate_slurm);
 
   TopoOptions topo_options;
   CLI::App* topo = app.add_subcommand("topo", "check a topology file and print its graph's figures");
@@ -268,7 +290,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return run_command(scenario_file, run_flags);
-    if (*validate) return validate_command(runs_file, topologies_dir, no_fold);
+    if (*validate) return validate_command(runs_file, topologies_dir, no_fold, validate_slurm);
     if (*collective) return run_collective_command(collective_options);
     if (*topo) return run_topo_command(topo_options);
     if (*plan) return run_plan_command(plan_options);
@@ -278,7 +300,7 @@ int main(int argc, char** argv) {
     if (*import) return run_import_command(import_options);
     if (*calibrate) return run_calibrate_command(calibrate_options);
     if (*collect) return run_collect_command(collect_dir);
-    if (*slurm_task) return run_slurm_task(task_dir, task_id, std::cerr);
+    if (*slurm_task) return run_slurm_task(task_dir, task_id, std::cerr, analysis_slurm_rebuilders());
   } catch (const InputError& e) {
     std::cerr << "dtsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -191,11 +191,7 @@ int run_plan_command(const PlanOptions& options) {
     for (int gpus : request.gpu_counts)
       check_output_path("--write-scenario", scenario_file_for(options.write_scenario, gpus, several).string());
   const PlanResult result = plan_layouts(request);
-  if (result.slurm && !result.slurm->job_id.empty() && request.slurm && !request.slurm->wait) {
-    std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", result.slurm->job_id,
-                             result.slurm->work_dir.string());
-    return 0;
-  }
+  if (said_submitted(result.slurm, request.slurm)) return 0;  // dtsim collect gathers
   std::map<int, ErrorBand> bands;  // per GPU count, for its best layout, where a training length is given
   if (length) {
     ValidationEvidence evidence(kSourceDir / "validation", kTopologiesDir);  // read and simulated once

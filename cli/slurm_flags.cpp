@@ -1,5 +1,6 @@
 #include "slurm_flags.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -49,6 +50,13 @@ std::optional<SlurmOptions> slurm_options_from(const SlurmFlags& f) {
   o.wait = !f.no_wait || !o.collect_from.empty();  // collecting waits for what the submission did not
   o.command_line = command_line;
   return o;
+}
+
+bool said_submitted(const std::optional<SlurmBatch>& batch, const std::optional<SlurmOptions>& options) {
+  if (!batch || batch->job_id.empty() || !options || options->wait) return false;
+  std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", batch->job_id,
+                           batch->work_dir.string());
+  return true;
 }
 
 void remember_command_line(int argc, char** argv) { command_line.assign(argv, argv + argc); }

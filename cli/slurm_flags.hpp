@@ -23,6 +23,11 @@ void add_slurm_flags(CLI::App& command, SlurmFlags& flags);
 // nullopt without --slurm (or --slurm-collect); bad values are flag errors.
 std::optional<SlurmOptions> slurm_options_from(const SlurmFlags& flags);
 
+// True when `batch` was submitted and not waited for (--slurm-no-wait): then says so on standard
+// output (the job and `dtsim collect DIR`), and the command has nothing more to print. A batch
+// with nothing to simulate submitted nothing (no job): false.
+bool said_submitted(const std::optional<SlurmBatch>& batch, const std::optional<SlurmOptions>& options);
+
 // main's arguments, saved for a batch's `dtsim collect`.
 void remember_command_line(int argc, char** argv);
 

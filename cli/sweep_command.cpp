@@ -204,12 +204,7 @@ int run_sweep_command(const SweepOptions& options) {
   const SweepRequest request = request_from(options);
 
   const SweepResult result = run_sweep(request);
-  if (result.slurm && !result.slurm->job_id.empty() && request.slurm && !request.slurm->wait) {
-    // Submitted: dtsim collect gathers. (With nothing to simulate, nothing was: the table now.)
-    std::cout << fmt::format("submitted Slurm job {}; `dtsim collect {}` gathers the results\n", result.slurm->job_id,
-                             result.slurm->work_dir.string());
-    return 0;
-  }
+  if (said_submitted(result.slurm, request.slurm)) return 0;  // dtsim collect gathers
   std::cout << format_sweep_table(result);
   if (!options.csv_file.empty()) write_announced_output("--csv", options.csv_file, sweep_to_csv(result));
   if (!options.json_file.empty())

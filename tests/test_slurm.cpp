@@ -1,8 +1,9 @@
 // Studies on Slurm (issue 49), against a real one-machine Slurm that ctest starts before these
 // tests (tests/slurm/local-slurm.sh, fixture local_slurm; SLURM_CONF names it) and stops after:
-// a sweep and a plan on Slurm give the local --json byte for byte; --slurm-no-wait and `dtsim collect` give
-// it too; a task killed before it ran is run once more; one killed twice is reported with its
-// log; Ctrl-C cancels the job array.
+// a sweep, a plan, compare-strategies, validate, the straggler sweep and goodput on Slurm print what
+// they print here byte for byte (--json, or the table where there is no JSON); --slurm-no-wait and
+// `dtsim collect` give it too; a task killed before it ran is run once more; one killed twice is
+// reported with its log; Ctrl-C cancels the job array.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -173,6 +174,70 @@ TEST_F(Slurm, CtrlCCancelsTheJobArray) {
     if (!gone) std::this_thread::sleep_for(100ms);
   }
   EXPECT_TRUE(gone) << test::run_shell("squeue").output;
+}
+
+// The studies other than the sweep: each run here and on Slurm, in the same folder.
+class SlurmStudies : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(std::getenv("SLURM_CONF"), nullptr) << "no SLURM_CONF: run through ctest (fixture local_slurm)";
+  }
+  // Its standard output alone (standard error: err()).
+  test::CliResult dtsim(const std::string& args) const {
+    test::CliResult r = test::run_shell("(cd '" + dir_.path().string() + "' && " + DTSIM_CLI + " " + args +
+                                        " > out.txt 2> err.txt)");
+    r.output = test::read_file(dir_.path() / "out.txt");
+    return r;
+  }
+  std::string err() const { return test::read_file(dir_.path() / "err.txt"); }
+  nlohmann::json manifest() const { return nlohmann::json::parse(test::read_file(dir_.path() / "work" / "batch.json")); }
+
+  test::ScratchDir dir_;
+};
+
+// Its variants are built in code from the scenario: each task rebuilds its variant by number.
+TEST_F(SlurmStudies, CompareStrategiesGivesTheLocalJsonByteForByte) {
+  const std::string compare = "compare-strategies " + (test::source_dir() / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string();
+  const test::CliResult here = dtsim(compare + " --json here.json");
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  const test::CliResult there = dtsim(compare + " --json there.json --slurm --slurm-dir work");
+  ASSERT_EQ(there.exit_code, 0) << there.output << err();
+  EXPECT_EQ(test::read_file(dir_.path() / "there.json"), test::read_file(dir_.path() / "here.json"));
+  // The scenario's own synchronisation and the 8 others of strategy_variants.
+  const nlohmann::json simulations = manifest()["simulations"];
+  ASSERT_EQ(simulations.size(), 9u);
+  EXPECT_EQ(simulations[8]["kind"], "strategy_variant");
+  EXPECT_EQ(simulations[8]["index"], 8);
+  EXPECT_NE(err().find("9 of 9 simulations done"), std::string::npos) << err();
+}
+
+// Its runs are rows of a published-runs file (a transformer and a layer-graph model among them):
+// the table here and on Slurm is the same, line for line.
+TEST_F(SlurmStudies, ValidatePrintsTheLocalTable) {
+  const std::string validate = "validate " + (test::source_dir() / "validation" / "single-gpu-steps.yaml").string();
+  const test::CliResult here = dtsim(validate);
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  const test::CliResult there = dtsim(validate + " --slurm --slurm-dir work --slurm-tasks 2");
+  ASSERT_EQ(there.exit_code, 0) << there.output << err();
+  EXPECT_EQ(there.output, here.output);
+  EXPECT_NE(here.output.find("over 4 runs"), std::string::npos) << here.output;
+  EXPECT_EQ(manifest()["simulations"][3]["kind"], "published_run");
+  EXPECT_NE(err().find("4 simulations in 2 tasks"), std::string::npos) << err();
+}
+
+// Each point is the scenario file with its --event and the straggler appended (the overrides).
+TEST_F(SlurmStudies, TheStragglerSweepPrintsTheLocalTable) {
+  const std::string sweep = "run " + (test::source_dir() / "scenarios" / "gpt3-1.3b-8-h100.yaml").string() +
+                            " --straggler-sweep 3 --values 1,1.3,2 --event 'straggler gpu=5 slowdown=1.2'";
+  const test::CliResult here = dtsim(sweep);
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  const test::CliResult there = dtsim(sweep + " --slurm --slurm-dir work");
+  ASSERT_EQ(there.exit_code, 0) << there.output << err();
+  EXPECT_EQ(there.output, here.output);
+  const nlohmann::json overrides = manifest()["simulations"][1]["overrides"];
+  ASSERT_EQ(overrides.size(), 2u);
+  EXPECT_EQ(overrides[1][0], "events.+");
+  EXPECT_EQ(overrides[1][1], "{type: straggler, gpu: 3, slowdown: 1.3}");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 
 #include "input_error.hpp"
 #include "layer_model_costs.hpp"
@@ -149,7 +150,27 @@ Scenario with_strategy(const Scenario& s, const StrategyVariant& v, double singl
   return variant;
 }
 
-StrategyComparison compare_strategies(const Scenario& s, int parallel, double samples, const CostInputs& inputs) {
+namespace {
+
+double single_gpu_samples_per_s(const ResolvedScenario& base) {
+  const Scenario& s = base.scenario;
+  const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
+  return samples_per_gpu / single_gpu_step_s(s, base.compute);
+}
+
+}  // namespace
+
+ResolvedScenario resolved_strategy_variant(const ResolvedScenario& base, size_t index) {
+  const std::vector<StrategyVariant> variants = strategy_variants(base.scenario);
+  if (index >= variants.size())
+    throw std::out_of_range(fmt::format("strategy variant {} of {}", index, variants.size()));
+  const Scenario variant = with_strategy(base.scenario, variants[index], single_gpu_samples_per_s(base));
+  check_scenario_consistency(variant);
+  return resolve_variant(base, variant);
+}
+
+StrategyComparison compare_strategies(const Scenario& s, int parallel, double samples, const CostInputs& inputs,
+                                      const std::optional<SlurmOptions>& slurm) {
   if (!s.layer_model)
     throw InputError({s.source_file.string(), 0, "model",
                       "a layer-graph model (zoo or layers_file): compare-strategies compares how data-parallel "
@@ -163,8 +184,7 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel, double sa
   c.sample_unit = s.layer_model->graph.sample_unit;
   c.gpus = s.gpu_count();
   c.nodes = s.cluster.nodes;
-  const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
-  c.single_gpu_samples_per_s = samples_per_gpu / single_gpu_step_s(s, base.compute);
+  c.single_gpu_samples_per_s = single_gpu_samples_per_s(base);
   c.single_gpu_measured = s.reference.has_value();
   c.amount_is_default = samples <= 0;
   c.amount = c.amount_is_default ? usual_training_amount(c.sample_unit) : samples;
@@ -174,19 +194,32 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel, double sa
   // row that says why, not a simulation.
   const std::vector<StrategyVariant> variants = strategy_variants(s);
   std::vector<ResolvedScenario> resolved;
+  std::vector<SlurmSimulation> slurm_inputs;  // resolved[i] as a Slurm task rebuilds it
   std::vector<std::string> refusals(variants.size());
   for (size_t i = 0; i < variants.size(); ++i) {
-    const Scenario variant = with_strategy(s, variants[i], c.single_gpu_samples_per_s);
     try {
-      check_scenario_consistency(variant);
-      resolved.push_back(resolve_variant(base, variant));
+      resolved.push_back(resolved_strategy_variant(base, i));
+      SlurmSimulation input;
+      input.scenario_file = std::filesystem::absolute(s.source_file);
+      input.kind = kStrategyVariantKind;
+      input.index = int(i);
+      input.record_link_usage = true;
+      slurm_inputs.push_back(input);
     } catch (const InputError& e) {
       refusals[i] = fmt::format("{}: expected {}", e.info().field, e.info().expected);
     }
   }
   SimulationOptions options;
   options.record_link_usage = true;
-  const std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
+  std::vector<SimulationOutcome> outcomes;
+  if (slurm) {
+    c.slurm = simulate_on_slurm(slurm_inputs, resolved, *slurm, std::clog);
+    outcomes = std::move(c.slurm->outcomes);
+    c.slurm->outcomes.clear();
+    if (outcomes.size() != resolved.size()) return c;  // submitted, not waited for: dtsim collect
+  } else {
+    outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
+  }
   for (size_t i = 0, simulated = 0; i < variants.size(); ++i) {
     if (!refusals[i].empty()) {
       StrategyOutcome refused;

@@ -5,10 +5,14 @@
 // alone, where the time goes and what limits it, and what training on an amount of samples takes
 // with each (days, GPU-hours, cost, energy: training_cost.hpp).
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "resolved_scenario.hpp"
 #include "scenario.hpp"
+#include "slurm_batch.hpp"
 #include "training_cost.hpp"
 
 namespace dtsim {
@@ -24,6 +28,11 @@ std::vector<StrategyVariant> strategy_variants(const Scenario& s);
 // several GPUs ran with s's own synchronisation, so the variant takes the one-GPU rate it implies
 // (`single_gpu_samples_per_s`, single_gpu_step_s's) instead of rescaling its compute to its own.
 Scenario with_strategy(const Scenario& s, const StrategyVariant& v, double single_gpu_samples_per_s);
+// Variant `index` of the base scenario, checked (InputError when its checks refuse it) and
+// resolved, as compare_strategies simulates it and a Slurm task rebuilds it (kind
+// kStrategyVariantKind of the scenario file).
+ResolvedScenario resolved_strategy_variant(const ResolvedScenario& base, size_t index);
+constexpr std::string_view kStrategyVariantKind = "strategy_variant";
 
 struct StrategyOutcome {
   std::string strategy;
@@ -44,13 +53,16 @@ struct StrategyComparison {
   double amount = 0;                    // samples to train on, for each row's cost
   bool amount_is_default = false;       // usual_training_amount of the sample unit
   CostInputs inputs;
-  std::vector<StrategyOutcome> rows;
+  std::vector<StrategyOutcome> rows;    // none when submitted to Slurm and not waited for
+  std::optional<SlurmBatch> slurm;      // where a Slurm batch ran the variants (outcomes left out)
 };
 
 // Throws InputError when the scenario's model is not a layer graph. `samples` 0: the unit's
-// usual_training_amount.
+// usual_training_amount. With `slurm`, the variants run as a Slurm job array (slurm_batch.hpp) of
+// the scenario's file, instead of `parallel` processes here.
 StrategyComparison compare_strategies(const Scenario& s, int parallel, double samples = 0,
-                                      const CostInputs& inputs = {});
+                                      const CostInputs& inputs = {},
+                                      const std::optional<SlurmOptions>& slurm = std::nullopt);
 std::string format_strategy_comparison(const StrategyComparison& c);
 nlohmann::json strategy_comparison_to_json(const StrategyComparison& c);
 

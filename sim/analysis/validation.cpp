@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
+#include <stdexcept>
+#include <thread>
 
 #include "analytic_model.hpp"
 #include "collective_sweep.hpp"
@@ -275,7 +278,10 @@ ValidationRow validate_run(const PublishedRun& run, bool fold_replicas) {
   options.fold_replicas = fold_replicas;
   // Resolved once (the calibration file read once), for the simulation and the kernel classes.
   const ResolvedScenario resolved = resolve_scenario(run.scenario);
-  const SimulationResult sim = simulate(resolved, options);
+  return validation_row(run, resolved, simulate(resolved, options));
+}
+
+ValidationRow validation_row(const PublishedRun& run, const ResolvedScenario& resolved, const SimulationResult& sim) {
   const double iteration_s = sim.engine.iteration_s;
   const Scenario& s = run.scenario;
   const MemoryBreakdown memory = peak_memory_per_gpu(s);
@@ -307,18 +313,59 @@ double ValidationRow::measured_step_over_predicted() const {
   return metric == "iteration_time_s" ? measured / predicted : predicted / measured;
 }
 
+ResolvedScenario resolved_published_run(const std::filesystem::path& runs_file,
+                                        const std::filesystem::path& topologies_dir, size_t index) {
+  const std::vector<PublishedRun> runs = read_published_runs(runs_file, topologies_dir);
+  if (index >= runs.size() || !runs[index].skipped.empty())
+    throw std::out_of_range(fmt::format("run {} of {} is not one to simulate", index, runs_file.string()));
+  return resolve_scenario(runs[index].scenario);
+}
+
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
-                                          const std::filesystem::path& topologies_dir, bool fold_replicas) {
+                                          const std::filesystem::path& topologies_dir, bool fold_replicas,
+                                          const std::optional<SlurmOptions>& slurm) {
   const YamlFields f(runs_file, NullValues::unpublished);  // null: the source does not say
   const YAML::Node root = f.load();
   ValidationSummary summary;
-  double error_sum = 0;
-  for (const PublishedRun& run : read_runs(f, root, topologies_dir)) {
-    if (!run.skipped.empty()) {
-      summary.skipped.push_back(run.scenario.name + ": " + run.skipped);
+  const std::vector<PublishedRun> runs = read_runs(f, root, topologies_dir);
+  std::vector<size_t> simulated;  // indices into runs
+  std::vector<ResolvedScenario> resolved;
+  std::vector<SlurmSimulation> slurm_inputs;  // resolved[i] as a Slurm task rebuilds it
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i].skipped.empty()) {
+      summary.skipped.push_back(runs[i].scenario.name + ": " + runs[i].skipped);
       continue;
     }
-    const ValidationRow row = validate_run(run, fold_replicas);
+    simulated.push_back(i);
+    // Resolved once (the calibration file read once), for the simulation and the kernel classes.
+    resolved.push_back(resolve_scenario(runs[i].scenario));
+    SlurmSimulation input;
+    input.scenario_file = std::filesystem::absolute(runs_file);
+    input.kind = kPublishedRunKind;
+    input.index = int(i);
+    input.topologies_dir = std::filesystem::absolute(topologies_dir);
+    input.fold_replicas = fold_replicas;
+    slurm_inputs.push_back(input);
+  }
+  std::vector<SimulationOutcome> outcomes;
+  if (slurm) {
+    summary.slurm = simulate_on_slurm(slurm_inputs, resolved, *slurm, std::clog);
+    outcomes = std::move(summary.slurm->outcomes);
+    summary.slurm->outcomes.clear();
+    if (outcomes.size() != resolved.size()) return summary;  // submitted, not waited for: dtsim collect
+  } else {
+    SimulationOptions options;
+    options.fold_replicas = fold_replicas;
+    outcomes = simulate_many(resolved, int(std::max(1u, std::thread::hardware_concurrency())), {}, nullptr, options);
+  }
+  double error_sum = 0;
+  for (size_t k = 0; k < simulated.size(); ++k) {
+    const PublishedRun& run = runs[simulated[k]];
+    if (!outcomes[k].result) {
+      summary.failed.push_back(run.scenario.name + ": " + outcomes[k].error);
+      continue;
+    }
+    const ValidationRow row = validation_row(run, resolved[k], *outcomes[k].result);
     error_sum += row.relative_error;
     summary.rows.push_back(row);
   }
@@ -418,6 +465,7 @@ std::string format_validation_table(const ValidationSummary& s) {
   out += format_class_comparisons(s.rows);
   out += format_comparisons(s.comparisons);
   for (const std::string& skipped : s.skipped) out += "skipped " + skipped + "\n";
+  for (const std::string& failed : s.failed) out += "not simulated " + failed + "\n";
   if (s.collective_rows.empty()) return out;
   out += fmt::format("\n{:<20} {:<10} {:>12} {:>15} {:>16} {:>8}\n", "nccl-tests run", "algorithm", "bytes",
                      "measured busbw", "predicted busbw", "error");

@@ -4,10 +4,14 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compute_model.hpp"
+#include "resolved_scenario.hpp"
 #include "scenario.hpp"
+#include "simulation.hpp"
+#include "slurm_batch.hpp"
 #include "yaml_fields.hpp"
 
 namespace dtsim {
@@ -76,9 +80,11 @@ struct ValidationSummary {
   std::vector<ValidationRow> rows;
   std::vector<CollectiveValidationRow> collective_rows;
   std::vector<std::string> skipped;  // "id: reason"
+  std::vector<std::string> failed;   // "id: error": runs whose simulation failed or no Slurm task delivered
   double mean_absolute_percentage_error = 0;
   std::vector<ValidationGroup> by_source, by_gpu, by_framework;
   std::vector<ValidationComparison> comparisons;  // every pair of rows with the same source and setup
+  std::optional<SlurmBatch> slurm;  // where a Slurm batch simulated the runs (outcomes left out)
 };
 
 // What the validation assumes where the source is silent.
@@ -114,10 +120,21 @@ std::vector<PublishedRun> read_published_runs(const std::filesystem::path& runs_
 
 // One run simulated and compared with its measurement (a run that is not skipped).
 ValidationRow validate_run(const PublishedRun& run, bool fold_replicas = true);
+// The same from its resolved scenario and simulation.
+ValidationRow validation_row(const PublishedRun& run, const ResolvedScenario& resolved, const SimulationResult& sim);
 
-// fold_replicas: SimulationOptions::fold_replicas (false: every GPU simulated, `--no-fold`).
+// Run `index` of read_published_runs(runs_file, topologies_dir), resolved: what a Slurm task of
+// `dtsim validate --slurm` simulates (kind kPublishedRunKind).
+ResolvedScenario resolved_published_run(const std::filesystem::path& runs_file,
+                                        const std::filesystem::path& topologies_dir, size_t index);
+constexpr std::string_view kPublishedRunKind = "published_run";
+
+// fold_replicas: SimulationOptions::fold_replicas (false: every GPU simulated, `--no-fold`). The
+// runs are simulated in parallel on this machine's cores, or with `slurm` as a Slurm job array
+// (no rows when submitted without waiting). A run whose simulation fails is listed in `failed`.
 ValidationSummary validate_published_runs(const std::filesystem::path& runs_file,
-                                          const std::filesystem::path& topologies_dir, bool fold_replicas = true);
+                                          const std::filesystem::path& topologies_dir, bool fold_replicas = true,
+                                          const std::optional<SlurmOptions>& slurm = std::nullopt);
 std::string format_validation_table(const ValidationSummary& s);
 
 }  // namespace dtsim

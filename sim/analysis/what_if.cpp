@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 #include <numeric>
 #include <thread>
 
@@ -74,19 +75,19 @@ std::string format_what_if(const Scenario& s, const SimulationResult& with_event
   return out;
 }
 
-std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, const std::vector<double>& slowdowns) {
-  const ResolvedScenario resolved = resolve_scenario(s);
-  std::vector<ResolvedScenario> runs;
-  for (double k : slowdowns) {
-    Scenario r = s;
-    StragglerEvent straggler;
-    straggler.gpu = gpu;
-    straggler.slowdown = k;
-    r.events.push_back(straggler);
-    runs.push_back(resolve_variant(resolved, r));
-  }
-  const int cores = std::max(1, int(std::thread::hardware_concurrency()));
-  const std::vector<SimulationOutcome> outcomes = simulate_many(runs, cores);
+namespace {
+
+std::string straggler_words(int gpu, double slowdown) { return fmt::format("straggler gpu={} slowdown={}", gpu, slowdown); }
+
+StragglerEvent straggler(int gpu, double slowdown) {
+  StragglerEvent e;
+  e.gpu = gpu;
+  e.slowdown = slowdown;
+  return e;
+}
+
+std::vector<SensitivityPoint> points_of(const std::vector<double>& slowdowns,
+                                        const std::vector<SimulationOutcome>& outcomes) {
   std::vector<SensitivityPoint> points;
   for (size_t i = 0; i < slowdowns.size(); ++i) {
     SensitivityPoint p{slowdowns[i], 0, outcomes[i].error};
@@ -94,6 +95,42 @@ std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, 
     points.push_back(p);
   }
   return points;
+}
+
+std::vector<ResolvedScenario> sensitivity_runs(const Scenario& s, int gpu, const std::vector<double>& slowdowns) {
+  const ResolvedScenario resolved = resolve_scenario(s);
+  std::vector<ResolvedScenario> runs;
+  for (double k : slowdowns) {
+    Scenario r = s;
+    r.events.push_back(straggler(gpu, k));
+    runs.push_back(resolve_variant(resolved, r));
+  }
+  return runs;
+}
+
+}  // namespace
+
+std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, const std::vector<double>& slowdowns) {
+  const int cores = std::max(1, int(std::thread::hardware_concurrency()));
+  return points_of(slowdowns, simulate_many(sensitivity_runs(s, gpu, slowdowns), cores));
+}
+
+SensitivityOnSlurm straggler_sensitivity_on_slurm(const Scenario& s, const std::vector<FieldOverride>& loaded_with,
+                                                  int gpu, const std::vector<double>& slowdowns,
+                                                  const SlurmOptions& slurm) {
+  std::vector<SlurmSimulation> inputs;
+  for (double k : slowdowns) {
+    SlurmSimulation input;
+    input.scenario_file = std::filesystem::absolute(s.source_file);
+    input.overrides = loaded_with;
+    input.overrides.push_back(event_override("--straggler-sweep", straggler_words(gpu, k)));
+    inputs.push_back(std::move(input));
+  }
+  SensitivityOnSlurm out;
+  out.batch = simulate_on_slurm(inputs, sensitivity_runs(s, gpu, slowdowns), slurm, std::clog);
+  if (out.batch.outcomes.size() == slowdowns.size()) out.points = points_of(slowdowns, out.batch.outcomes);
+  out.batch.outcomes.clear();
+  return out;
 }
 
 std::string format_sensitivity(const std::vector<SensitivityPoint>& points, int gpu) {

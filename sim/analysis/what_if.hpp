@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "slurm_batch.hpp"
 
 namespace dtsim {
 
@@ -27,6 +29,16 @@ struct SensitivityPoint {
 // The scenario with GPU `gpu` slowed by each factor in turn (its other events kept), simulated
 // in parallel on the local cores.
 std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, const std::vector<double>& slowdowns);
+// The same as a Slurm job array (slurm_batch.hpp): each point is the scenario's file loaded with
+// `loaded_with` (the overrides `s` was loaded with) and the straggler appended to its events.
+// No points when submitted without waiting.
+struct SensitivityOnSlurm {
+  std::vector<SensitivityPoint> points;
+  SlurmBatch batch;  // outcomes left out
+};
+SensitivityOnSlurm straggler_sensitivity_on_slurm(const Scenario& s, const std::vector<FieldOverride>& loaded_with,
+                                                  int gpu, const std::vector<double>& slowdowns,
+                                                  const SlurmOptions& slurm);
 std::string format_sensitivity(const std::vector<SensitivityPoint>& points, int gpu);
 
 }  // namespace dtsim

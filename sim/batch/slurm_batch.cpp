@@ -173,17 +173,6 @@ std::string log_tail(const fs::path& file) {
   return in ? last_line(text) : "no log";
 }
 
-bool same_simulations(const std::vector<SlurmSimulation>& a, const std::vector<SlurmSimulation>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].scenario_file != b[i].scenario_file || a[i].overrides.size() != b[i].overrides.size()) return false;
-    for (size_t k = 0; k < a[i].overrides.size(); ++k)
-      if (a[i].overrides[k].path != b[i].overrides[k].path || a[i].overrides[k].value != b[i].overrides[k].value)
-        return false;
-  }
-  return true;
-}
-
 // A new work folder with the manifest and the task script; returns its manifest.
 // Replies of another batch would pass for this one's.
 void refuse_used_work_dir(const fs::path& dir) {
@@ -236,7 +225,7 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
     batch.work_dir = fs::absolute(options.collect_from).lexically_normal();
     m = read_manifest(batch.work_dir);
     for (const std::string& id : m.job_ids) register_waited_job(id);
-    if (!same_simulations(m.simulations, simulations))
+    if (m.simulations != simulations)
       throw InputError({(batch.work_dir / "batch.json").string(), 0, "simulations",
                         "the simulations of the command that submitted it", "others (the inputs changed since)"});
   } else {
@@ -296,13 +285,22 @@ SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& lo
         fs::create_directories(input.parent_path(), ec);
         write_text(input, scenario_to_yaml(scenarios[i].scenario, "A simulation of a dtsim Slurm batch."));
       }
-      simulations.push_back({input, {}});
+      SlurmSimulation simulation;
+      simulation.scenario_file = input;
+      simulations.push_back(simulation);
     }
     record = simulate_on_slurm(simulations, scenarios, o, log);
     std::vector<SimulationOutcome> outcomes = std::move(record.outcomes);
     record.outcomes.clear();
     return outcomes;
   };
+}
+
+SimulationOptions SlurmSimulation::options() const {
+  SimulationOptions o;
+  o.fold_replicas = fold_replicas;
+  o.record_link_usage = record_link_usage;
+  return o;
 }
 
 SavedCommand saved_command(const fs::path& work_dir) {

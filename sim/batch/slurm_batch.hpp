@@ -14,6 +14,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -37,11 +38,24 @@ struct SlurmOptions {
   std::filesystem::path dtsim_executable;   // empty: this process's own executable
 };
 
-// One simulation as a task rebuilds it: load_scenario(scenario_file, overrides), resolved.
+// One simulation as a task rebuilds it: load_scenario(scenario_file, overrides), resolved; or,
+// with a `kind`, a simulation a command derives from that file with its own code, which the task
+// is given (SlurmRebuilders, from the CLI): compare-strategies' variant `index` of the scenario,
+// validate's run `index` of a published-runs file.
 struct SlurmSimulation {
   std::filesystem::path scenario_file;  // absolute
   std::vector<FieldOverride> overrides;
+  std::string kind;                     // empty: the scenario file and its overrides
+  int index = 0;
+  std::filesystem::path topologies_dir;  // a published run's topology files (absolute)
+  // What it records (SimulationOptions).
+  bool fold_replicas = true;
+  bool record_link_usage = false;
+  SimulationOptions options() const;
+  bool operator==(const SlurmSimulation&) const = default;
 };
+using SlurmRebuilder = std::function<ResolvedScenario(const SlurmSimulation&)>;
+using SlurmRebuilders = std::map<std::string, SlurmRebuilder, std::less<>>;
 
 struct SlurmBatch {
   std::vector<SimulationOutcome> outcomes;  // empty when not waited for

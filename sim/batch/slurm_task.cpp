@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <string_view>
 
 #include "atomic_file.hpp"
@@ -10,7 +11,20 @@
 
 namespace dtsim {
 
-int run_slurm_task(const std::filesystem::path& work_dir, int task, std::ostream& log) {
+namespace {
+
+ResolvedScenario rebuilt(const SlurmSimulation& s, const SlurmRebuilders& rebuilders) {
+  if (s.kind.empty()) return resolve_scenario(load_scenario(s.scenario_file, s.overrides));
+  const auto rebuilder = rebuilders.find(s.kind);
+  if (rebuilder == rebuilders.end())
+    throw std::runtime_error(fmt::format("this dtsim cannot rebuild a simulation of kind '{}'", s.kind));
+  return rebuilder->second(s);
+}
+
+}  // namespace
+
+int run_slurm_task(const std::filesystem::path& work_dir, int task, std::ostream& log,
+                   const SlurmRebuilders& rebuilders) {
   SlurmManifest m;
   try {
     m = read_manifest(work_dir);
@@ -28,7 +42,7 @@ int run_slurm_task(const std::filesystem::path& work_dir, int task, std::ostream
     if (std::filesystem::exists(reply)) continue;  // done by the first try
     const SlurmSimulation& s = m.simulations[i];
     const std::vector<uint8_t> bytes =
-        simulate_to_reply([&] { return resolve_scenario(load_scenario(s.scenario_file, s.overrides)); });
+        simulate_to_reply([&] { return rebuilt(s, rebuilders); }, s.options());
     const std::string error = write_file_atomically(
         reply, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!error.empty()) {

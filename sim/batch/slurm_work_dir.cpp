@@ -11,7 +11,7 @@
 namespace dtsim {
 
 namespace {
-constexpr int kManifestVersion = 1;
+constexpr int kManifestVersion = 2;
 std::filesystem::path manifest_file(const std::filesystem::path& dir) { return dir / "batch.json"; }
 }  // namespace
 
@@ -20,7 +20,13 @@ void write_manifest(const std::filesystem::path& work_dir, const SlurmManifest& 
   for (const SlurmSimulation& s : m.simulations) {
     nlohmann::json overrides = nlohmann::json::array();
     for (const FieldOverride& o : s.overrides) overrides.push_back({o.path, o.value});
-    simulations.push_back({{"scenario_file", s.scenario_file.string()}, {"overrides", overrides}});
+    simulations.push_back({{"scenario_file", s.scenario_file.string()},
+                           {"overrides", overrides},
+                           {"kind", s.kind},
+                           {"index", s.index},
+                           {"topologies_dir", s.topologies_dir.string()},
+                           {"fold_replicas", s.fold_replicas},
+                           {"record_link_usage", s.record_link_usage}});
   }
   const nlohmann::json j = {{"dtsim_slurm_batch", kManifestVersion}, {"tasks", m.tasks}, {"job_ids", m.job_ids},
                             {"command_line", m.command_line}, {"working_dir", m.working_dir.string()},
@@ -49,6 +55,11 @@ SlurmManifest read_manifest(const std::filesystem::path& work_dir) {
       sim.scenario_file = s.at("scenario_file").get<std::string>();
       for (const nlohmann::json& o : s.at("overrides"))
         sim.overrides.push_back({o.at(0).get<std::string>(), o.at(1).get<std::string>()});
+      sim.kind = s.at("kind").get<std::string>();
+      sim.index = s.at("index").get<int>();
+      sim.topologies_dir = s.at("topologies_dir").get<std::string>();
+      sim.fold_replicas = s.at("fold_replicas").get<bool>();
+      sim.record_link_usage = s.at("record_link_usage").get<bool>();
       m.simulations.push_back(std::move(sim));
     }
   } catch (const nlohmann::json::exception& e) {

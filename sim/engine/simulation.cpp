@@ -489,11 +489,15 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
   return outcomes;
 }
 
-std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve) {
+std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve,
+                                       const SimulationOptions& options) {
+  SimulationOptions recording = options;  // what is recorded, nothing else
+  recording.cancel = nullptr;
+  recording.on_progress = {};
   std::optional<ResolvedScenario> resolved;
   return json::to_msgpack(reply_of([&] {
     resolved = resolve();
-    return run_in_child(resolved->scenario.name, simulation_body(*resolved, {}));
+    return run_in_child(resolved->scenario.name, simulation_body(*resolved, recording));
   }));
 }
 

@@ -79,8 +79,10 @@ using SimulationBatchRunner = std::function<std::vector<SimulationOutcome>(const
 // A simulation run by another process, perhaps on another machine (a Slurm task, sim/batch/),
 // hands its outcome over as bytes: the reply a simulating child sends its parent. `resolve`
 // gives the scenario there (what it throws is in the reply too); the simulation runs in a child
-// as simulate's does. outcome_from_reply turns the bytes into what simulate_many gives for it.
-std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve);
+// as simulate's does, recording what `options` say. outcome_from_reply turns the bytes into what
+// simulate_many gives for it.
+std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve,
+                                       const SimulationOptions& options = {});
 SimulationOutcome outcome_from_reply(const ResolvedScenario& resolved, const std::vector<uint8_t>& reply);
 
 // Lower level, for tests and benchmarks: runs a given workload on `nodes` nodes of `topology`,

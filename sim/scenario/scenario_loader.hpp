@@ -22,6 +22,7 @@ Scenario load_scenario(const std::filesystem::path& file);
 struct FieldOverride {
   std::string path;
   std::string value;
+  bool operator==(const FieldOverride&) const = default;
 };
 // The file with the overrides applied before it is read; every check still runs. A path that
 // names no mapping key or list index (or crosses a scalar) throws InputError naming it.
