@@ -20,6 +20,7 @@
 #include "reliability_config.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
+#include "slurm_monte_carlo.hpp"
 #include "training_cost.hpp"
 #include "validation.hpp"
 
@@ -227,20 +228,22 @@ void print_sweep(std::ostream& out, const GoodputSetup& g, const IntervalSweep& 
 }
 
 json monte_carlo_json(const MonteCarloResult& m) {
-  return {{"runs", m.runs},
-          {"unfinished", m.unfinished},
-          {"mean_wall_s", m.mean_wall_s},
-          {"p90_wall_s", m.p90_wall_s},
-          {"stderr_wall_s", m.stderr_wall_s},
-          {"goodput", m.goodput},
-          {"mean_compute_s", m.mean_compute_s},
-          {"mean_checkpoint_s", m.mean_checkpoint_s},
-          {"mean_lost_s", m.mean_lost_s},
-          {"mean_restart_s", m.mean_restart_s},
-          {"mean_wait_s", m.mean_wait_s},
-          {"mean_failures", m.mean_failures},
-          {"mean_restarts", m.mean_restarts},
-          {"mean_checkpoints", m.mean_checkpoints}};
+  json j = {{"runs", m.runs},
+            {"unfinished", m.unfinished},
+            {"mean_wall_s", m.mean_wall_s},
+            {"p90_wall_s", m.p90_wall_s},
+            {"stderr_wall_s", m.stderr_wall_s},
+            {"goodput", m.goodput},
+            {"mean_compute_s", m.mean_compute_s},
+            {"mean_checkpoint_s", m.mean_checkpoint_s},
+            {"mean_lost_s", m.mean_lost_s},
+            {"mean_restart_s", m.mean_restart_s},
+            {"mean_wait_s", m.mean_wait_s},
+            {"mean_failures", m.mean_failures},
+            {"mean_restarts", m.mean_restarts},
+            {"mean_checkpoints", m.mean_checkpoints}};
+  if (!m.missing.empty()) j["missing"] = m.missing;
+  return j;
 }
 
 json setup_json(const Scenario& s, const GoodputSetup& g) {
@@ -324,19 +327,18 @@ ReliabilityConfig with_value(ReliabilityConfig c, const std::string& field, doub
   return c;
 }
 
-json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const Scenario& scenario,
-                         const ReliabilityConfig& config, double iteration_s, RecoveryStrategy strategy, int runs,
-                         uint64_t seed, const WallClockCost& cost) {
+json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const std::vector<GoodputSetup>& setups,
+                         const MonteCarloResult* results, RecoveryStrategy strategy, int runs,
+                         const WallClockCost& cost) {
   out << fmt::format("\nsweep of {} ({}, {} runs per value, the same failures at every value)\n", sweep.field,
                      to_string(strategy), runs);
   out << fmt::format("  {:>12} {:>11} {:>10} {:>12} {:>14} {:>13} {:>8}\n", sweep.field, "interval s", "goodput %",
                      "days, mean", "GPU-hours", "cost $", "MWh");
   json points = json::array();
-  for (double value : sweep.values) {
-    const GoodputSetup g = make_goodput_setup(scenario, with_value(config, sweep.field, value), iteration_s);
-    RecoveryModel recovery = g.recovery;
-    recovery.strategy = strategy;
-    const MonteCarloResult mc = monte_carlo(g.problem, recovery, g.interval_s, runs, seed);
+  for (size_t i = 0; i < sweep.values.size(); ++i) {
+    const double value = sweep.values[i];
+    const GoodputSetup& g = setups[i];
+    const MonteCarloResult& mc = results[i];
     out << fmt::format("  {:>12g} {:>11.0f} {:>10} {:>12} {:>14} {:>13} {:>8.0f}\n", value, g.interval_s,
                        (mc.unfinished > 0 ? "<" : "") + percent(mc.goodput), days(mc.mean_wall_s),
                        with_thousands(cost.gpu_hours(mc.mean_wall_s)), with_thousands(cost.cost_usd(mc.mean_wall_s)),
@@ -349,8 +351,34 @@ json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const Scen
                       {"gpu_hours", cost.gpu_hours(mc.mean_wall_s)},
                       {"cost_usd", cost.cost_usd(mc.mean_wall_s)},
                       {"energy_mwh", cost.energy_mwh(mc.mean_wall_s)}});
+    if (!mc.missing.empty()) points.back()["missing"] = mc.missing;
   }
   return {{"field", sweep.field}, {"strategy", to_string(strategy)}, {"points", points}};
+}
+
+// Every Monte Carlo of the command, listed first and then run at once: here, or as one Slurm job
+// array. `label` names each where runs are missing.
+struct MonteCarloJobs {
+  std::vector<MonteCarloJob> jobs;
+  std::vector<std::string> labels;
+  size_t add(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs, uint64_t seed,
+             std::string label) {
+    jobs.push_back({problem, recovery, interval_s, runs, seed});
+    labels.push_back(std::move(label));
+    return jobs.size() - 1;
+  }
+};
+
+std::vector<MonteCarloResult> run_jobs(const MonteCarloJobs& all, const std::optional<SlurmOptions>& slurm,
+                                       std::optional<SlurmBatch>& batch) {
+  if (!slurm) {
+    std::vector<MonteCarloResult> results;
+    for (const MonteCarloJob& job : all.jobs) results.push_back(monte_carlo(job));
+    return results;
+  }
+  MonteCarloOnSlurm on_slurm = monte_carlo_on_slurm(all.jobs, *slurm, std::clog);
+  batch = on_slurm.batch;
+  return on_slurm.results;
 }
 
 }  // namespace
@@ -383,6 +411,7 @@ GoodputOptions& add_goodput_options(CLI::App& command, const std::string& defaul
                      "storage_GBps=A,B,.. | restart_s=A,B,.. | mtbf_scale=A,B,..: the Monte Carlo of one strategy "
                      "(--strategy, else the scenario's) at each value: storage read and write bandwidth, restart "
                      "time, or every MTBF times the factor");
+  add_slurm_flags(command, o.slurm);
   return o;
 }
 
@@ -398,6 +427,7 @@ int run_goodput_command(const GoodputOptions& options) {
                        !options.global_batch.empty();
   if (planned && !options.scenario.empty())
     flag_error("--model", "a scenario file or --model/--gpu/--gpus, not both", "both");
+  const std::optional<SlurmOptions> slurm = slurm_options_from(options.slurm);
   const std::string file = options.scenario.empty() ? options.default_scenario : options.scenario;
   const Scenario scenario = planned ? planned_scenario(options) : load_scenario(file);
   ReliabilityConfig config = planned ? ReliabilityConfig{} : load_reliability_config(file);
@@ -415,7 +445,49 @@ int run_goodput_command(const GoodputOptions& options) {
   const GoodputSetup setup = make_goodput_setup(scenario, config, simulated.engine.iteration_s);
   print_setup(std::cout, scenario, setup, simulated.simulation_wall_s + simulated.platform_build_wall_s);
 
-  const std::vector<StrategyMonteCarlo> results = monte_carlo_by_strategy(setup, strategies, runs, seed);
+  // The Monte Carlo runs: each strategy; the interval sweep of the one strategy asked for, else
+  // the scenario's, on a log grid over 1/8 to 8 times the closed-form optimum (pointless without
+  // failures), with Young's and Daly's intervals; the what-if sweep's values.
+  MonteCarloJobs all;
+  for (RecoveryStrategy strategy : strategies) {
+    RecoveryModel recovery = setup.recovery;
+    recovery.strategy = strategy;
+    all.add(setup.problem, recovery, setup.interval_s, runs, seed, to_string(strategy));
+  }
+  const double rate = setup.problem.failure_rate_per_s();
+  const double optimum_s = optimal_interval_s(setup.problem);
+  const bool interval_sweep = sweep_points > 0 && rate > 0 && std::isfinite(optimum_s) && optimum_s > 0;
+  RecoveryModel sweep_recovery = setup.recovery;
+  if (strategies.size() == 1) sweep_recovery.strategy = strategies.front();
+  const std::vector<double> intervals_s =
+      interval_sweep ? sweep_grid(optimum_s / 8, optimum_s * 8, sweep_points) : std::vector<double>{};
+  const size_t first_interval = all.jobs.size();
+  for (double interval_s : intervals_s)
+    all.add(setup.problem, sweep_recovery, interval_s, runs, seed, fmt::format("the sweep's interval {:.0f} s", interval_s));
+  const double stall_s = setup.problem.checkpoint_stall_s;
+  const size_t young = interval_sweep ? all.add(setup.problem, sweep_recovery, young_interval_s(stall_s, rate), runs,
+                                                seed, "Young's interval")
+                                      : 0;
+  const size_t daly = interval_sweep ? all.add(setup.problem, sweep_recovery, daly_interval_s(stall_s, rate), runs,
+                                               seed, "Daly's interval")
+                                     : 0;
+  const RecoveryStrategy what_if_strategy = strategies.size() == 1 ? strategies.front() : config.recovery.strategy;
+  std::vector<GoodputSetup> what_if_setups;
+  const size_t first_what_if = all.jobs.size();
+  for (double value : what_if ? what_if->values : std::vector<double>{}) {
+    what_if_setups.push_back(
+        make_goodput_setup(scenario, with_value(config, what_if->field, value), simulated.engine.iteration_s));
+    RecoveryModel recovery = what_if_setups.back().recovery;
+    recovery.strategy = what_if_strategy;
+    all.add(what_if_setups.back().problem, recovery, what_if_setups.back().interval_s, runs, seed,
+            fmt::format("{}={:g}", what_if->field, value));
+  }
+  std::optional<SlurmBatch> batch;
+  const std::vector<MonteCarloResult> mcs = run_jobs(all, slurm, batch);
+  if (said_submitted(batch, slurm)) return 0;  // dtsim collect gathers
+
+  std::vector<StrategyMonteCarlo> results;
+  for (size_t i = 0; i < strategies.size(); ++i) results.push_back({strategies[i], mcs[i]});
   const WallClockCost cost = wall_clock_cost(scenario, cost_input_flags(options.usd_per_gpu_hour, options.pue));
   print_monte_carlo(std::cout, setup, results, runs, seed, cost);
 
@@ -429,25 +501,19 @@ int run_goodput_command(const GoodputOptions& options) {
   out["cost_inputs"] = {{"usd_per_gpu_hour", cost.inputs.usd_per_gpu_hour}, {"pue", cost.inputs.pue},
                         {"facility_power_w", cost.facility_power_w}};
 
-  // The sweep: the one strategy asked for, else the scenario's; a log grid over 1/8 to 8 times
-  // the closed-form optimum (pointless without failures).
-  const double rate = setup.problem.failure_rate_per_s();
-  const double optimum_s = optimal_interval_s(setup.problem);
-  if (sweep_points > 0 && rate > 0 && std::isfinite(optimum_s) && optimum_s > 0) {
-    RecoveryModel recovery = setup.recovery;
-    if (strategies.size() == 1) recovery.strategy = strategies.front();
-    const IntervalSweep sweep =
-        sweep_intervals(setup.problem, recovery, optimum_s / 8, optimum_s * 8, sweep_points, runs, seed);
-    const MonteCarloResult young_mc = monte_carlo(setup.problem, recovery, sweep.young_interval_s, runs, seed);
-    const MonteCarloResult daly_mc = monte_carlo(setup.problem, recovery, sweep.daly_interval_s, runs, seed);
-    print_sweep(std::cout, setup, sweep, recovery.strategy, young_mc, daly_mc, runs);
+  if (interval_sweep) {
+    const IntervalSweep sweep = interval_sweep_of(
+        setup.problem, intervals_s,
+        std::vector<MonteCarloResult>(mcs.begin() + long(first_interval), mcs.begin() + long(young)));
+    const MonteCarloResult &young_mc = mcs[young], &daly_mc = mcs[daly];
+    print_sweep(std::cout, setup, sweep, sweep_recovery.strategy, young_mc, daly_mc, runs);
     json points = json::array();
     for (const IntervalPoint& p : sweep.points)
       points.push_back({{"interval_s", p.interval_s},
                         {"closed_form_goodput", p.closed_form_goodput},
                         {"monte_carlo_goodput", p.monte_carlo_goodput},
                         {"monte_carlo_finished", p.monte_carlo_finished}});
-    out["sweep"] = {{"strategy", to_string(recovery.strategy)},
+    out["sweep"] = {{"strategy", to_string(sweep_recovery.strategy)},
                     {"points", points},
                     {"best_monte_carlo_interval_s", sweep.best_monte_carlo < 0 ? json(nullptr)
                                                     : json(sweep.points[sweep.best_monte_carlo].interval_s)},
@@ -459,9 +525,13 @@ int run_goodput_command(const GoodputOptions& options) {
                     {"daly_monte_carlo_goodput", daly_mc.goodput}};
   }
   if (what_if)
-    out["what_if_sweep"] =
-        print_what_if_sweep(std::cout, *what_if, scenario, config, simulated.engine.iteration_s,
-                            strategies.size() == 1 ? strategies.front() : config.recovery.strategy, runs, seed, cost);
+    out["what_if_sweep"] = print_what_if_sweep(std::cout, *what_if, what_if_setups, mcs.data() + first_what_if,
+                                               what_if_strategy, runs, cost);
+  // Runs no Slurm task delivered (after its second try): the figures are of the others.
+  for (size_t i = 0; i < mcs.size(); ++i)
+    if (!mcs[i].missing.empty())
+      std::cout << fmt::format("missing Monte Carlo runs of {} (left out of its figures): {}\n", all.labels[i],
+                               mcs[i].missing);
   if (!options.json_file.empty()) {
     write_output_file("--json", options.json_file, out.dump(2) + "\n");
     std::cout << fmt::format("written to {}\n", options.json_file);

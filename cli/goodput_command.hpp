@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "slurm_flags.hpp"
+
 namespace dtsim {
 
 // Flags as written; run_goodput_command checks them (an InputError names the flag).
@@ -29,6 +31,7 @@ struct GoodputOptions {
   // "storage_GBps=500,1000,2000", "restart_s=60,600" or "mtbf_scale=0.5,1,2": goodput, days and
   // cost at each value of one of them (the interval re-optimised where it is auto).
   std::string what_if_sweep;
+  SlurmFlags slurm;  // --slurm: the Monte Carlo runs as one Slurm job array (the iteration simulates here)
 };
 
 // Returns the options object the parsed flags are written into (owned by the command);

@@ -240,5 +240,51 @@ TEST_F(SlurmStudies, TheStragglerSweepPrintsTheLocalTable) {
   EXPECT_EQ(overrides[1][1], "{type: straggler, gpu: 3, slowdown: 1.3}");
 }
 
+// Its Monte Carlo runs (3 strategies, a sweep of 3 intervals, Young's and Daly's, 2 what-if values:
+// 10 jobs of 2500 runs) go in shares of at most 1000 runs; run i draws the same failures wherever
+// it runs, so the figures are the local ones to the bit.
+TEST_F(SlurmStudies, GoodputGivesTheLocalJsonByteForByte) {
+  const std::string goodput = "goodput " + (test::source_dir() / "scenarios" / "gpt3-175b-1024-a100.yaml").string() +
+                              " --runs 2500 --sweep-points 3 --sweep restart_s=60,600";
+  const test::CliResult here = dtsim(goodput + " --json here.json");
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  const test::CliResult there = dtsim(goodput + " --json there.json --slurm --slurm-dir work --slurm-tasks 4");
+  ASSERT_EQ(there.exit_code, 0) << there.output << err();
+  EXPECT_EQ(test::read_file(dir_.path() / "there.json"), test::read_file(dir_.path() / "here.json"));
+  const nlohmann::json shares = manifest()["monte_carlo_shares"];
+  ASSERT_EQ(shares.size(), 30u);
+  EXPECT_EQ(shares[2], nlohmann::json::parse("[0, 2000, 500]"));
+  EXPECT_EQ(shares[29], nlohmann::json::parse("[9, 2000, 500]"));
+  EXPECT_NE(err().find("30 of 30 Monte Carlo shares done"), std::string::npos) << err();
+}
+
+// A share no task delivered is left out and named: the figures are those of the runs that came,
+// here runs 0 to 999 of 1500, which are a local Monte Carlo of 1000 runs.
+TEST_F(SlurmStudies, GoodputLeavesOutAndNamesTheRunsNoTaskDelivered) {
+  const std::string goodput = "goodput " + (test::source_dir() / "scenarios" / "gpt3-175b-1024-a100.yaml").string() +
+                              " --strategy spare_nodes --sweep-points 0";
+  const test::CliResult thousand = dtsim(goodput + " --runs 1000 --json thousand.json");
+  ASSERT_EQ(thousand.exit_code, 0) << thousand.output;
+  const pid_t dtsim = start_dtsim(dir_.path(), goodput + " --runs 1500 --json partial.json --slurm --slurm-dir work "
+                                                         "--slurm-option=--begin=now+3");
+  const std::string job = submitted_job(dir_.path() / "work");
+  ASSERT_FALSE(job.empty());
+  test::run_shell("scancel " + job + "_1");
+  const std::string retry = submitted_job(dir_.path() / "work", 1);
+  ASSERT_FALSE(retry.empty());
+  test::run_shell("scancel " + retry);
+  const int status = wait_for_exit(dtsim);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err();
+  const nlohmann::json partial = nlohmann::json::parse(test::read_file(dir_.path() / "partial.json"));
+  const nlohmann::json local = nlohmann::json::parse(test::read_file(dir_.path() / "thousand.json"));
+  const nlohmann::json& mc = partial["monte_carlo"]["spare_nodes"];
+  EXPECT_EQ(mc["runs"], 1000);
+  EXPECT_EQ(mc["mean_wall_s"], local["monte_carlo"]["spare_nodes"]["mean_wall_s"]);
+  const std::string expected = "runs 1000 to 1499: no result from Slurm task 1 (job " + job + " then " + retry +
+                               ", tried twice)";
+  EXPECT_EQ(mc["missing"].get<std::string>().rfind(expected, 0), 0u) << mc["missing"];
+  EXPECT_NE(test::read_file(dir_.path() / "out.txt").find("missing Monte Carlo runs of spare_nodes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dtsim

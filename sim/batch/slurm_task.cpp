@@ -7,6 +7,7 @@
 
 #include "atomic_file.hpp"
 #include "resolved_scenario.hpp"
+#include "slurm_monte_carlo.hpp"
 #include "slurm_work_dir.hpp"
 
 namespace dtsim {
@@ -37,19 +38,24 @@ int run_slurm_task(const std::filesystem::path& work_dir, int task, std::ostream
     return 1;
   }
   int failed_writes = 0;
-  for (size_t i = size_t(task); i < m.simulations.size(); i += size_t(m.tasks)) {
+  for (size_t i = size_t(task); i < m.items(); i += size_t(m.tasks)) {
     const std::filesystem::path reply = reply_file(work_dir, i);
     if (std::filesystem::exists(reply)) continue;  // done by the first try
-    const SlurmSimulation& s = m.simulations[i];
-    const std::vector<uint8_t> bytes =
-        simulate_to_reply([&] { return rebuilt(s, rebuilders); }, s.options());
+    std::vector<uint8_t> bytes;
+    if (i < m.simulations.size()) {
+      const SlurmSimulation& s = m.simulations[i];
+      bytes = simulate_to_reply([&] { return rebuilt(s, rebuilders); }, s.options());
+    } else {
+      const MonteCarloShare& share = m.monte_carlo_shares[i - m.simulations.size()];
+      bytes = monte_carlo_share_reply(m.monte_carlo_jobs.at(size_t(share.job)), share);
+    }
     const std::string error = write_file_atomically(
         reply, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (!error.empty()) {
       log << fmt::format("dtsim slurm-task: could not write {}: {}\n", reply.string(), error);
       ++failed_writes;
     } else {
-      log << fmt::format("dtsim slurm-task: simulation {} done\n", i);
+      log << fmt::format("dtsim slurm-task: item {} done\n", i);
     }
   }
   return failed_writes ? 1 : 0;

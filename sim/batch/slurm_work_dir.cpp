@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
@@ -13,6 +15,63 @@ namespace dtsim {
 namespace {
 constexpr int kManifestVersion = 2;
 std::filesystem::path manifest_file(const std::filesystem::path& dir) { return dir / "batch.json"; }
+
+using nlohmann::json;
+
+// JSON has no infinity: a class that never fails has a null MTBF. Doubles are written so that
+// they read back to the same bits (nlohmann's shortest round-trip form).
+json job_json(const MonteCarloJob& j) {
+  json classes = json::array();
+  for (const FailureClass& c : j.problem.failures)
+    classes.push_back({{"name", c.name},
+                       {"units", c.units},
+                       {"mtbf_hours", std::isinf(c.mtbf_hours) ? json(nullptr) : json(c.mtbf_hours)},
+                       {"takes_node_out", c.takes_node_out}});
+  const RecoveryModel& r = j.recovery;
+  return {{"work_s", j.problem.work_s},
+          {"checkpoint_stall_s", j.problem.checkpoint_stall_s},
+          {"checkpoint_persist_s", j.problem.checkpoint_persist_s},
+          {"recovery_s", j.problem.recovery_s},
+          {"failures", classes},
+          {"strategy", to_string(r.strategy)},
+          {"repair_s", r.repair_s},
+          {"spares", r.spares},
+          {"swap_s", r.swap_s},
+          {"dp", r.dp},
+          {"replicas_per_node_failure", r.replicas_per_node_failure},
+          {"interval_s", j.interval_s},
+          {"runs", j.runs},
+          {"seed", j.seed}};
+}
+
+MonteCarloJob job_of(const json& j) {
+  MonteCarloJob job;
+  job.problem.work_s = j.at("work_s").get<double>();
+  job.problem.checkpoint_stall_s = j.at("checkpoint_stall_s").get<double>();
+  job.problem.checkpoint_persist_s = j.at("checkpoint_persist_s").get<double>();
+  job.problem.recovery_s = j.at("recovery_s").get<double>();
+  for (const json& c : j.at("failures")) {
+    FailureClass f;
+    f.name = c.at("name").get<std::string>();
+    f.units = c.at("units").get<double>();
+    f.mtbf_hours = c.at("mtbf_hours").is_null() ? kNeverFails : c.at("mtbf_hours").get<double>();
+    f.takes_node_out = c.at("takes_node_out").get<bool>();
+    job.problem.failures.push_back(f);
+  }
+  const std::string strategy = j.at("strategy").get<std::string>();
+  for (RecoveryStrategy s : kRecoveryStrategies)
+    if (strategy == to_string(s)) job.recovery.strategy = s;
+  job.recovery.repair_s = j.at("repair_s").get<double>();
+  job.recovery.spares = j.at("spares").get<int>();
+  job.recovery.swap_s = j.at("swap_s").get<double>();
+  job.recovery.dp = j.at("dp").get<int>();
+  job.recovery.replicas_per_node_failure = j.at("replicas_per_node_failure").get<int>();
+  job.interval_s = j.at("interval_s").get<double>();
+  job.runs = j.at("runs").get<int>();
+  job.seed = j.at("seed").get<uint64_t>();
+  return job;
+}
+
 }  // namespace
 
 void write_manifest(const std::filesystem::path& work_dir, const SlurmManifest& m) {
@@ -28,9 +87,13 @@ void write_manifest(const std::filesystem::path& work_dir, const SlurmManifest& 
                            {"fold_replicas", s.fold_replicas},
                            {"record_link_usage", s.record_link_usage}});
   }
+  json jobs = json::array(), shares = json::array();
+  for (const MonteCarloJob& job : m.monte_carlo_jobs) jobs.push_back(job_json(job));
+  for (const MonteCarloShare& share : m.monte_carlo_shares) shares.push_back({share.job, share.first, share.count});
   const nlohmann::json j = {{"dtsim_slurm_batch", kManifestVersion}, {"tasks", m.tasks}, {"job_ids", m.job_ids},
                             {"command_line", m.command_line}, {"working_dir", m.working_dir.string()},
-                            {"simulations", simulations}};
+                            {"simulations", simulations}, {"monte_carlo_jobs", jobs},
+                            {"monte_carlo_shares", shares}};
   const std::string error = write_file_atomically(manifest_file(work_dir), j.dump(1) + "\n");
   if (!error.empty())
     throw InputError({manifest_file(work_dir).string(), 0, "--slurm-dir", "a folder dtsim can write", error});
@@ -62,6 +125,9 @@ SlurmManifest read_manifest(const std::filesystem::path& work_dir) {
       sim.record_link_usage = s.at("record_link_usage").get<bool>();
       m.simulations.push_back(std::move(sim));
     }
+    for (const json& job : j.at("monte_carlo_jobs")) m.monte_carlo_jobs.push_back(job_of(job));
+    for (const json& share : j.at("monte_carlo_shares"))
+      m.monte_carlo_shares.push_back({share.at(0).get<int>(), share.at(1).get<int>(), share.at(2).get<int>()});
   } catch (const nlohmann::json::exception& e) {
     throw InputError({file.string(), 0, "", "a dtsim Slurm batch manifest", e.what()});
   }

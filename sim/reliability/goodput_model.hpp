@@ -41,6 +41,7 @@ struct FailureClass {
   // false: the job restarts on the same nodes (software, fabric re-routes around a switch).
   bool takes_node_out = false;
   double rate_per_s() const;       // units / MTBF; 0 when it never fails
+  bool operator==(const FailureClass&) const = default;
 };
 
 // What a whole training run is, as far as failures are concerned.
@@ -52,6 +53,7 @@ struct GoodputProblem {
   std::vector<FailureClass> failures;
   double failure_rate_per_s() const;  // λ
   double node_failure_rate_per_s() const;  // the classes that take a node out
+  bool operator==(const GoodputProblem&) const = default;
 };
 
 // Expected wall-clock time to get `length_s` of uninterrupted time (a segment and its checkpoint)

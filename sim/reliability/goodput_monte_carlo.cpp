@@ -274,32 +274,53 @@ FailureStream exponential_failures(const GoodputProblem& problem, uint64_t seed,
   };
 }
 
-MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs,
-                             uint64_t seed, int threads) {
-  MonteCarloResult result;
-  if (runs <= 0) return result;
-  // A run stops unfinished past 100 times its failure-free time (goodput under 1%) or after a
-  // million failures, so that hopeless settings answer quickly.
-  const double max_wall_s = 100 * failure_free_wall_s(problem, interval_s) + 100 * problem.recovery_s + 86400;
-  const long max_events = 1'000'000;
-  std::vector<RunOutcome> outcomes(runs);
+namespace {
+
+// A run stops unfinished past 100 times its failure-free time (goodput under 1%) or after a
+// million failures, so that hopeless settings answer quickly.
+double max_wall_s(const GoodputProblem& problem, double interval_s) {
+  return 100 * failure_free_wall_s(problem, interval_s) + 100 * problem.recovery_s + 86400;
+}
+constexpr long kMaxEvents = 1'000'000;
+
+}  // namespace
+
+std::vector<RunOutcome> monte_carlo_runs(const MonteCarloJob& job, int first, int count, int threads) {
+  std::vector<RunOutcome> outcomes(std::max(0, count));
+  const double limit_s = max_wall_s(job.problem, job.interval_s);
   auto run_range = [&](int begin, int end) {
     for (int i = begin; i < end; ++i)
-      outcomes[i] = simulate_run(problem, recovery, interval_s, exponential_failures(problem, seed, uint64_t(i)),
-                                 max_wall_s, max_events);
+      outcomes[i] = simulate_run(job.problem, job.recovery, job.interval_s,
+                                 exponential_failures(job.problem, job.seed, uint64_t(first + i)), limit_s, kMaxEvents);
   };
-  run_range(0, 1);
-  if (!outcomes[0].finished) {
-    outcomes.resize(1);  // the others would not finish either: not worth their time
-  } else {
-    const int workers = std::max(1, std::min(runs - 1, threads > 0 ? threads : int(std::thread::hardware_concurrency())));
-    std::vector<std::future<void>> jobs;
-    const int per = (runs - 1 + workers - 1) / std::max(1, workers);
-    for (int begin = 1; begin < runs; begin += per)
-      jobs.push_back(std::async(std::launch::async, run_range, begin, std::min(runs, begin + per)));
-    for (auto& job : jobs) job.get();
-  }
+  const int workers = std::max(1, std::min(count, threads > 0 ? threads : int(std::thread::hardware_concurrency())));
+  std::vector<std::future<void>> jobs;
+  const int per = (count + workers - 1) / workers;
+  for (int begin = 0; begin < count; begin += per)
+    jobs.push_back(std::async(std::launch::async, run_range, begin, std::min(count, begin + per)));
+  for (auto& j : jobs) j.get();
+  return outcomes;
+}
 
+MonteCarloResult monte_carlo(const MonteCarloJob& job, int threads) {
+  if (job.runs <= 0) return {};
+  std::vector<RunOutcome> outcomes = monte_carlo_runs(job, 0, 1, 1);
+  if (outcomes[0].finished) {  // else the others would not finish either: not worth their time
+    std::vector<RunOutcome> rest = monte_carlo_runs(job, 1, job.runs - 1, threads);
+    outcomes.insert(outcomes.end(), rest.begin(), rest.end());
+  }
+  return summarise_runs(job.problem, std::move(outcomes));
+}
+
+MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs,
+                             uint64_t seed, int threads) {
+  return monte_carlo(MonteCarloJob{problem, recovery, interval_s, runs, seed}, threads);
+}
+
+MonteCarloResult summarise_runs(const GoodputProblem& problem, std::vector<RunOutcome> outcomes) {
+  MonteCarloResult result;
+  if (outcomes.empty()) return result;
+  if (!outcomes[0].finished) outcomes.resize(1);
   const int n = int(outcomes.size());
   result.runs = n;
   std::vector<double> walls;
@@ -332,8 +353,17 @@ MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel&
   return result;
 }
 
-IntervalSweep sweep_intervals(const GoodputProblem& problem, const RecoveryModel& recovery, double lowest_s,
-                              double highest_s, int count, int runs, uint64_t seed, int threads) {
+std::vector<double> sweep_grid(double lowest_s, double highest_s, int count) {
+  std::vector<double> intervals_s;
+  for (int i = 0; i < count; ++i) {
+    const double f = count > 1 ? double(i) / (count - 1) : 0;
+    intervals_s.push_back(lowest_s * std::pow(highest_s / lowest_s, f));
+  }
+  return intervals_s;
+}
+
+IntervalSweep interval_sweep_of(const GoodputProblem& problem, const std::vector<double>& intervals_s,
+                                const std::vector<MonteCarloResult>& monte_carlo) {
   IntervalSweep sweep;
   const double rate = problem.failure_rate_per_s();
   sweep.young_interval_s = young_interval_s(problem.checkpoint_stall_s, rate);
@@ -343,20 +373,27 @@ IntervalSweep sweep_intervals(const GoodputProblem& problem, const RecoveryModel
     sweep.optimal_goodput = closed_form_goodput(problem, sweep.optimal_interval_s);
   else
     sweep.optimal_goodput = closed_form_goodput(problem, std::max(problem.work_s, 1e-9));
-  for (int i = 0; i < count; ++i) {
-    const double f = count > 1 ? double(i) / (count - 1) : 0;
+  for (size_t i = 0; i < intervals_s.size(); ++i) {
     IntervalPoint point;
-    point.interval_s = lowest_s * std::pow(highest_s / lowest_s, f);
+    point.interval_s = intervals_s[i];
     point.closed_form_goodput = closed_form_goodput(problem, point.interval_s);
-    const MonteCarloResult mc = monte_carlo(problem, recovery, point.interval_s, runs, seed, threads);
+    const MonteCarloResult& mc = monte_carlo[i];
     point.monte_carlo_goodput = mc.goodput;
-    point.monte_carlo_finished = mc.unfinished == 0;
+    point.monte_carlo_finished = mc.unfinished == 0 && mc.missing.empty();
     sweep.points.push_back(point);
     if (point.monte_carlo_finished &&
         (sweep.best_monte_carlo < 0 || point.monte_carlo_goodput > sweep.points[sweep.best_monte_carlo].monte_carlo_goodput))
-      sweep.best_monte_carlo = i;
+      sweep.best_monte_carlo = int(i);
   }
   return sweep;
+}
+
+IntervalSweep sweep_intervals(const GoodputProblem& problem, const RecoveryModel& recovery, double lowest_s,
+                              double highest_s, int count, int runs, uint64_t seed, int threads) {
+  const std::vector<double> intervals_s = sweep_grid(lowest_s, highest_s, count);
+  std::vector<MonteCarloResult> mcs;
+  for (double interval_s : intervals_s) mcs.push_back(monte_carlo(problem, recovery, interval_s, runs, seed, threads));
+  return interval_sweep_of(problem, intervals_s, mcs);
 }
 
 }  // namespace dtsim

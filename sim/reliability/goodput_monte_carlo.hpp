@@ -24,6 +24,7 @@
 // differences between them are not sampling noise), and results do not depend on thread count.
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "goodput_model.hpp"
@@ -37,6 +38,7 @@ struct RecoveryModel {
   double swap_s = 0;            // spare_nodes: from the failure (or a repaired spare) to the restart
   int dp = 1;                   // elastic: data-parallel replicas of the full job
   int replicas_per_node_failure = 1;  // elastic: replicas a node failure breaks
+  bool operator==(const RecoveryModel&) const = default;
 };
 
 struct FailureEvent {
@@ -77,11 +79,30 @@ struct MonteCarloResult {
   // With unfinished runs, wall-clock times are lower bounds and goodput an upper bound.
   double mean_compute_s = 0, mean_checkpoint_s = 0, mean_lost_s = 0, mean_restart_s = 0, mean_wait_s = 0;
   double mean_failures = 0, mean_restarts = 0, mean_checkpoints = 0;
+  // Runs a Slurm task did not deliver, and why (left out of the figures); empty when none.
+  std::string missing;
 };
 
-// `runs` runs, spread over `threads` (0: hardware concurrency) with std::async.
+// `runs` runs, spread over `threads` (0: hardware concurrency) with std::async. When the first
+// run does not finish, the others would not either: only it is run.
 MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs,
                              uint64_t seed, int threads = 0);
+
+// One Monte Carlo as a value: what a Slurm batch runs in shares (sim/batch/slurm_monte_carlo.hpp).
+struct MonteCarloJob {
+  GoodputProblem problem;
+  RecoveryModel recovery;
+  double interval_s = 0;
+  int runs = 0;
+  uint64_t seed = 1;
+  bool operator==(const MonteCarloJob&) const = default;
+};
+MonteCarloResult monte_carlo(const MonteCarloJob& job, int threads = 0);
+// Runs [first, first + count) of the job, in order, all of them (a share of a Slurm batch).
+std::vector<RunOutcome> monte_carlo_runs(const MonteCarloJob& job, int first, int count, int threads = 0);
+// The figures of a job's runs, given in run order; when the first did not finish only it counts,
+// as in monte_carlo.
+MonteCarloResult summarise_runs(const GoodputProblem& problem, std::vector<RunOutcome> outcomes);
 
 struct IntervalPoint {
   double interval_s = 0;
@@ -99,6 +120,10 @@ struct IntervalSweep {
 
 // Goodput over a log grid of `count` intervals from `lowest_s` to `highest_s`, each by the
 // closed form and by a Monte Carlo of `runs` runs (the same failures at every interval).
+// sweep_grid gives the intervals, interval_sweep_of the sweep from their Monte Carlo results.
+std::vector<double> sweep_grid(double lowest_s, double highest_s, int count);
+IntervalSweep interval_sweep_of(const GoodputProblem& problem, const std::vector<double>& intervals_s,
+                                const std::vector<MonteCarloResult>& monte_carlo);
 IntervalSweep sweep_intervals(const GoodputProblem& problem, const RecoveryModel& recovery, double lowest_s,
                               double highest_s, int count, int runs, uint64_t seed, int threads = 0);
 
