@@ -123,17 +123,17 @@ int run_command(const fs::path& scenario_file, const RunFlags& flags) {
   const std::optional<SlurmOptions> slurm = slurm_options_from(flags.slurm);
   if (slurm && flags.straggler_sweep_gpu.empty())
     flag_error("--slurm", "--straggler-sweep GPU with it (one run simulates here)", "--slurm alone");
-  // The scenario as loaded with the flags: a Slurm task loads it the same way.
-  std::vector<FieldOverride> loaded_with;
+  std::vector<FieldOverride> loaded_with;  // what a Slurm task loads the scenario file with
   for (const std::string& e : flags.events) loaded_with.push_back(event_override("--event", e));
+  Scenario scenario = load_scenario(scenario_file, loaded_with);
   if (!calibration_file.empty()) {
     if (!is_existing_file(calibration_file))
       flag_error("--calibration", "an existing file", calibration_file);
+    scenario.calibration_file = calibration_file;
     YAML::Emitter path;
     path << YAML::DoubleQuoted << fs::absolute(calibration_file).string();
     loaded_with.push_back({"calibration", path.c_str()});
   }
-  const Scenario scenario = load_scenario(scenario_file, loaded_with);
   const auto length = training_length(flags, scenario.throughput_unit());
   const MemoryBreakdown memory = peak_memory_per_gpu(scenario);
   if (!memory.fits()) {

@@ -357,7 +357,7 @@ json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const std:
 }
 
 // Every Monte Carlo of the command, listed first and then run at once: here, or as one Slurm job
-// array. `label` names each where runs are missing.
+// array. `labels` name each where runs are missing.
 struct MonteCarloJobs {
   std::vector<MonteCarloJob> jobs;
   std::vector<std::string> labels;
@@ -463,7 +463,8 @@ int run_goodput_command(const GoodputOptions& options) {
       interval_sweep ? sweep_grid(optimum_s / 8, optimum_s * 8, sweep_points) : std::vector<double>{};
   const size_t first_interval = all.jobs.size();
   for (double interval_s : intervals_s)
-    all.add(setup.problem, sweep_recovery, interval_s, runs, seed, fmt::format("the sweep's interval {:.0f} s", interval_s));
+    all.add(setup.problem, sweep_recovery, interval_s, runs, seed,
+            fmt::format("the sweep's interval {:.0f} s", interval_s));
   const double stall_s = setup.problem.checkpoint_stall_s;
   const size_t young = interval_sweep ? all.add(setup.problem, sweep_recovery, young_interval_s(stall_s, rate), runs,
                                                 seed, "Young's interval")

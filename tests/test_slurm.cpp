@@ -190,14 +190,17 @@ class SlurmStudies : public ::testing::Test {
     return r;
   }
   std::string err() const { return test::read_file(dir_.path() / "err.txt"); }
-  nlohmann::json manifest() const { return nlohmann::json::parse(test::read_file(dir_.path() / "work" / "batch.json")); }
+  nlohmann::json manifest() const {
+    return nlohmann::json::parse(test::read_file(dir_.path() / "work" / "batch.json"));
+  }
 
   test::ScratchDir dir_;
 };
 
 // Its variants are built in code from the scenario: each task rebuilds its variant by number.
 TEST_F(SlurmStudies, CompareStrategiesGivesTheLocalJsonByteForByte) {
-  const std::string compare = "compare-strategies " + (test::source_dir() / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string();
+  const std::string compare =
+      "compare-strategies " + (test::source_dir() / "scenarios" / "vgg16-16-k80-parameter-server.yaml").string();
   const test::CliResult here = dtsim(compare + " --json here.json");
   ASSERT_EQ(here.exit_code, 0) << here.output;
   const test::CliResult there = dtsim(compare + " --json there.json --slurm --slurm-dir work");
@@ -283,7 +286,8 @@ TEST_F(SlurmStudies, GoodputLeavesOutAndNamesTheRunsNoTaskDelivered) {
   const std::string expected = "runs 1000 to 1499: no result from Slurm task 1 (job " + job + " then " + retry +
                                ", tried twice)";
   EXPECT_EQ(mc["missing"].get<std::string>().rfind(expected, 0), 0u) << mc["missing"];
-  EXPECT_NE(test::read_file(dir_.path() / "out.txt").find("missing Monte Carlo runs of spare_nodes"), std::string::npos);
+  EXPECT_NE(test::read_file(dir_.path() / "out.txt").find("missing Monte Carlo runs of spare_nodes"),
+            std::string::npos);
 }
 
 }  // namespace

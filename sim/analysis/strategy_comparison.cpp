@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 
 #include "input_error.hpp"
 #include "layer_model_costs.hpp"
@@ -211,15 +210,9 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel, double sa
   }
   SimulationOptions options;
   options.record_link_usage = true;
-  std::vector<SimulationOutcome> outcomes;
-  if (slurm) {
-    c.slurm = simulate_on_slurm(slurm_inputs, resolved, *slurm, std::clog);
-    outcomes = std::move(c.slurm->outcomes);
-    c.slurm->outcomes.clear();
-    if (outcomes.size() != resolved.size()) return c;  // submitted, not waited for: dtsim collect
-  } else {
-    outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
-  }
+  const std::vector<SimulationOutcome> outcomes =
+      simulate_here_or_on_slurm(resolved, slurm_inputs, parallel, options, slurm, c.slurm);
+  if (outcomes.size() != resolved.size()) return c;  // submitted to Slurm, not waited for: dtsim collect
   for (size_t i = 0, simulated = 0; i < variants.size(); ++i) {
     if (!refusals[i].empty()) {
       StrategyOutcome refused;

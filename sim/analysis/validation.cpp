@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <stdexcept>
 #include <thread>
 
@@ -347,17 +346,12 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     input.fold_replicas = fold_replicas;
     slurm_inputs.push_back(input);
   }
-  std::vector<SimulationOutcome> outcomes;
-  if (slurm) {
-    summary.slurm = simulate_on_slurm(slurm_inputs, resolved, *slurm, std::clog);
-    outcomes = std::move(summary.slurm->outcomes);
-    summary.slurm->outcomes.clear();
-    if (outcomes.size() != resolved.size()) return summary;  // submitted, not waited for: dtsim collect
-  } else {
-    SimulationOptions options;
-    options.fold_replicas = fold_replicas;
-    outcomes = simulate_many(resolved, int(std::max(1u, std::thread::hardware_concurrency())), {}, nullptr, options);
-  }
+  SimulationOptions options;
+  options.fold_replicas = fold_replicas;
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  const std::vector<SimulationOutcome> outcomes =
+      simulate_here_or_on_slurm(resolved, slurm_inputs, cores, options, slurm, summary.slurm);
+  if (outcomes.size() != resolved.size()) return summary;  // submitted to Slurm, not waited for: dtsim collect
   double error_sum = 0;
   for (size_t k = 0; k < simulated.size(); ++k) {
     const PublishedRun& run = runs[simulated[k]];

@@ -77,7 +77,10 @@ std::string format_what_if(const Scenario& s, const SimulationResult& with_event
 
 namespace {
 
-std::string straggler_words(int gpu, double slowdown) { return fmt::format("straggler gpu={} slowdown={}", gpu, slowdown); }
+// As `--event` writes it; "{}" prints the shortest text that reads back to the same double.
+std::string straggler_words(int gpu, double slowdown) {
+  return fmt::format("straggler gpu={} slowdown={}", gpu, slowdown);
+}
 
 StragglerEvent straggler(int gpu, double slowdown) {
   StragglerEvent e;

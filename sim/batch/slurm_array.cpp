@@ -80,26 +80,7 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
-}  // namespace
-
-fs::path default_work_dir() {
-
-  const std::time_t now = std::time(nullptr);
-  return fs::current_path() / fmt::format("dtsim-slurm-{:%Y%m%d-%H%M%S}-{}", fmt::localtime(now), getpid());
-}
-
-namespace {
-
 fs::path own_executable() { return fs::read_symlink("/proc/self/exe"); }
-
-}  // namespace
-
-void write_text(const fs::path& file, const std::string& text) {
-  const std::string error = write_file_atomically(file, text);
-  if (!error.empty()) throw InputError({file.string(), 0, "--slurm-dir", "a folder dtsim can write", error});
-}
-
-namespace {
 
 // Submits tasks `array` ("0-15", or "3,7") of the batch in `dir`; returns the job id.
 std::string submit(const SlurmOptions& o, const fs::path& dir, const std::string& array, bool retry) {
@@ -169,23 +150,11 @@ std::vector<int> tasks_missing(const fs::path& dir, size_t count, int tasks) {
   return {missing.begin(), missing.end()};
 }
 
-
 std::string log_tail(const fs::path& file) {
   std::ifstream in(file);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return in ? last_line(text) : "no log";
 }
-
-}  // namespace
-
-// Replies of another batch would pass for this one's.
-void refuse_used_work_dir(const fs::path& dir) {
-  if (fs::exists(dir / "batch.json") || fs::exists(dir / "results"))
-    throw InputError({dir.string(), 0, "--slurm-dir", "a new folder for this batch (dtsim collect gathers an old one)",
-                      "the work folder of another batch"});
-}
-
-namespace {
 
 // A new work folder with the manifest (of `m`'s items) and the task script; returns the manifest.
 SlurmManifest prepare(SlurmManifest m, const SlurmOptions& o, const fs::path& dir) {
@@ -208,8 +177,24 @@ SlurmManifest prepare(SlurmManifest m, const SlurmOptions& o, const fs::path& di
   return m;
 }
 
-
 }  // namespace
+
+fs::path default_work_dir() {
+  const std::time_t now = std::time(nullptr);
+  return fs::current_path() / fmt::format("dtsim-slurm-{:%Y%m%d-%H%M%S}-{}", fmt::localtime(now), getpid());
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  const std::string error = write_file_atomically(file, text);
+  if (!error.empty()) throw InputError({file.string(), 0, "--slurm-dir", "a folder dtsim can write", error});
+}
+
+// Replies of another batch would pass for this one's.
+void refuse_used_work_dir(const fs::path& dir) {
+  if (fs::exists(dir / "batch.json") || fs::exists(dir / "results"))
+    throw InputError({dir.string(), 0, "--slurm-dir", "a new folder for this batch (dtsim collect gathers an old one)",
+                      "the work folder of another batch"});
+}
 
 SlurmArray run_slurm_array(SlurmManifest items, const SlurmOptions& options, std::ostream& log,
                            const std::atomic<bool>* cancel) {
@@ -223,8 +208,10 @@ SlurmArray run_slurm_array(SlurmManifest items, const SlurmOptions& options, std
     m = read_manifest(a.work_dir);
     for (const std::string& id : m.job_ids) register_waited_job(id);
     if (!m.same_items(items))
-      throw InputError({(a.work_dir / "batch.json").string(), 0, "simulations",
-                        "the simulations of the command that submitted it", "others (the inputs changed since)"});
+      throw InputError({(a.work_dir / "batch.json").string(), 0,
+                        items.simulations.empty() ? "monte_carlo_jobs" : "simulations",
+                        fmt::format("the {} of the command that submitted it", noun),
+                        "others (the inputs changed since)"});
   } else {
     a.work_dir = fs::absolute(options.work_dir.empty() ? default_work_dir() : options.work_dir).lexically_normal();
     m = prepare(std::move(items), options, a.work_dir);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+
 #include "scenario_writer.hpp"
 #include "slurm_array.hpp"
 
@@ -36,6 +38,18 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
     if (on_outcome) on_outcome(i, batch.outcomes.back());
   }
   return batch;
+}
+
+std::vector<SimulationOutcome> simulate_here_or_on_slurm(const std::vector<ResolvedScenario>& resolved,
+                                                         const std::vector<SlurmSimulation>& inputs, int parallel,
+                                                         const SimulationOptions& options,
+                                                         const std::optional<SlurmOptions>& slurm,
+                                                         std::optional<SlurmBatch>& batch) {
+  if (!slurm) return simulate_many(resolved, parallel, {}, nullptr, options);
+  batch = simulate_on_slurm(inputs, resolved, *slurm, std::clog);
+  std::vector<SimulationOutcome> outcomes = std::move(batch->outcomes);
+  batch->outcomes.clear();
+  return outcomes;
 }
 
 SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& log, SlurmBatch& record) {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -72,6 +73,15 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
                              std::ostream& log,
                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome = {},
                              const std::atomic<bool>* cancel = nullptr);
+
+// `resolved` simulated here (simulate_many, `parallel` processes, recording what `options` say) or,
+// with `slurm`, as a Slurm job array of `inputs` (inputs[i] rebuilds resolved[i]; `batch` gets
+// where it ran). No outcomes when submitted without waiting.
+std::vector<SimulationOutcome> simulate_here_or_on_slurm(const std::vector<ResolvedScenario>& resolved,
+                                                         const std::vector<SlurmSimulation>& inputs, int parallel,
+                                                         const SimulationOptions& options,
+                                                         const std::optional<SlurmOptions>& slurm,
+                                                         std::optional<SlurmBatch>& batch);
 
 // A SimulationBatchRunner for simulations built in code (a plan's finalists): each transformer
 // scenario written to DIR/inputs/I.yaml (scenario_to_yaml, which load_scenario reads back to the

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -44,7 +46,7 @@ json job_json(const MonteCarloJob& j) {
           {"seed", j.seed}};
 }
 
-MonteCarloJob job_of(const json& j) {
+MonteCarloJob job_of(const json& j, const std::filesystem::path& file) {
   MonteCarloJob job;
   job.problem.work_s = j.at("work_s").get<double>();
   job.problem.checkpoint_stall_s = j.at("checkpoint_stall_s").get<double>();
@@ -59,8 +61,12 @@ MonteCarloJob job_of(const json& j) {
     job.problem.failures.push_back(f);
   }
   const std::string strategy = j.at("strategy").get<std::string>();
-  for (RecoveryStrategy s : kRecoveryStrategies)
-    if (strategy == to_string(s)) job.recovery.strategy = s;
+  const auto known = std::find_if(std::begin(kRecoveryStrategies), std::end(kRecoveryStrategies),
+                                  [&](RecoveryStrategy s) { return strategy == to_string(s); });
+  if (known == std::end(kRecoveryStrategies))
+    throw InputError({file.string(), 0, "monte_carlo_jobs.strategy", "wait_for_repair, spare_nodes or elastic",
+                      "'" + strategy + "'"});
+  job.recovery.strategy = *known;
   job.recovery.repair_s = j.at("repair_s").get<double>();
   job.recovery.spares = j.at("spares").get<int>();
   job.recovery.swap_s = j.at("swap_s").get<double>();
@@ -125,7 +131,7 @@ SlurmManifest read_manifest(const std::filesystem::path& work_dir) {
       sim.record_link_usage = s.at("record_link_usage").get<bool>();
       m.simulations.push_back(std::move(sim));
     }
-    for (const json& job : j.at("monte_carlo_jobs")) m.monte_carlo_jobs.push_back(job_of(job));
+    for (const json& job : j.at("monte_carlo_jobs")) m.monte_carlo_jobs.push_back(job_of(job, file));
     for (const json& share : j.at("monte_carlo_shares"))
       m.monte_carlo_shares.push_back({share.at(0).get<int>(), share.at(1).get<int>(), share.at(2).get<int>()});
   } catch (const nlohmann::json::exception& e) {

@@ -382,7 +382,8 @@ IntervalSweep interval_sweep_of(const GoodputProblem& problem, const std::vector
     point.monte_carlo_finished = mc.unfinished == 0 && mc.missing.empty();
     sweep.points.push_back(point);
     if (point.monte_carlo_finished &&
-        (sweep.best_monte_carlo < 0 || point.monte_carlo_goodput > sweep.points[sweep.best_monte_carlo].monte_carlo_goodput))
+        (sweep.best_monte_carlo < 0 ||
+         point.monte_carlo_goodput > sweep.points[sweep.best_monte_carlo].monte_carlo_goodput))
       sweep.best_monte_carlo = int(i);
   }
   return sweep;
