@@ -159,7 +159,8 @@ void print_monte_carlo(std::ostream& out, const GoodputSetup& g, const std::vect
   const double closed_wall = closed.wall_s;
   auto row = [&](const std::string& label, auto value, const std::string& closed_text) {
     std::string line = fmt::format("  {:<24}", label);
-    for (const StrategyMonteCarlo& r : results) line += fmt::format(" {:>16}", value(r.mc));
+    for (const StrategyMonteCarlo& r : results)  // no runs: every one missing on Slurm
+      line += fmt::format(" {:>16}", r.mc.runs > 0 ? value(r.mc) : std::string("missing"));
     out << line << fmt::format(" {:>16}\n", closed_text);
   };
   using M = MonteCarloResult;
@@ -509,11 +510,14 @@ int run_goodput_command(const GoodputOptions& options) {
     const MonteCarloResult &young_mc = mcs[young], &daly_mc = mcs[daly];
     print_sweep(std::cout, setup, sweep, sweep_recovery.strategy, young_mc, daly_mc, runs);
     json points = json::array();
-    for (const IntervalPoint& p : sweep.points)
+    for (size_t i = 0; i < sweep.points.size(); ++i) {
+      const IntervalPoint& p = sweep.points[i];
       points.push_back({{"interval_s", p.interval_s},
                         {"closed_form_goodput", p.closed_form_goodput},
                         {"monte_carlo_goodput", p.monte_carlo_goodput},
                         {"monte_carlo_finished", p.monte_carlo_finished}});
+      if (const std::string& missing = mcs[first_interval + i].missing; !missing.empty()) points.back()["missing"] = missing;
+    }
     out["sweep"] = {{"strategy", to_string(sweep_recovery.strategy)},
                     {"points", points},
                     {"best_monte_carlo_interval_s", sweep.best_monte_carlo < 0 ? json(nullptr)

@@ -17,11 +17,13 @@ std::vector<std::string> command_line;
 
 void add_slurm_flags(CLI::App& command, SlurmFlags& f) {
   command.add_flag("--slurm", f.slurm,
-                   "run the simulations as one Slurm job array (sbatch) instead of on this machine; the work "
+                   "run the simulations (goodput: the Monte Carlo) as one Slurm job array (sbatch) instead of on "
+                   "this machine; the work "
                    "folder must be on a file system every node sees, and dtsim at the same path on every node");
   command.add_option("--slurm-partition", f.partition, "with --slurm: sbatch --partition");
   command.add_option("--slurm-time", f.time_limit, "with --slurm: sbatch --time, per task (e.g. 0:30:00)");
-  command.add_option("--slurm-tasks", f.tasks, "with --slurm: array tasks (default: one per simulation, at most 1000)");
+  command.add_option("--slurm-tasks", f.tasks,
+                     "with --slurm: array tasks (default: one per simulation or Monte Carlo share, at most 1000)");
   command.add_option("--slurm-option", f.sbatch_options,
                      "with --slurm: one more sbatch option, as written (e.g. --slurm-option=--account=ml); "
                      "repeatable");

@@ -1,7 +1,7 @@
 #pragma once
-// The --slurm flags of the commands that run many simulations (sweep; slurm_batch.hpp), `dtsim
-// collect DIR`, which gathers a batch submitted with --slurm-no-wait by running its command again,
-// and the command line they save for it.
+// The --slurm flags of the commands that run many simulations (slurm_batch.hpp) or Monte Carlo
+// runs (slurm_monte_carlo.hpp), `dtsim collect DIR`, which gathers a batch submitted with
+// --slurm-no-wait by running its command again, and the command line they save for it.
 #include <CLI/CLI.hpp>
 
 #include <optional>

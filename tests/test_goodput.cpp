@@ -98,6 +98,24 @@ TEST(Goodput, MonteCarloIsReproducibleForASeed) {
   EXPECT_NE(a.mean_wall_s, monte_carlo(p, recovery, 3600, 50, 12, 1).mean_wall_s);
 }
 
+// What a Slurm batch does with a Monte Carlo: its runs computed in shares, anywhere, and summed in
+// run order give the figures of the Monte Carlo run here, to the bit.
+TEST(Goodput, MonteCarloInSharesIsTheSameMonteCarlo) {
+  const MonteCarloJob job{four_hour_mtbf_problem(true), RecoveryModel{}, 3600, 50, 11};
+  std::vector<RunOutcome> runs = monte_carlo_runs(job, 0, 30, 1);
+  const std::vector<RunOutcome> rest = monte_carlo_runs(job, 30, 20, 3);
+  runs.insert(runs.end(), rest.begin(), rest.end());
+  const MonteCarloResult shares = summarise_runs(job.problem, runs), here = monte_carlo(job);
+  EXPECT_EQ(shares.runs, 50);
+  EXPECT_EQ(shares.mean_wall_s, here.mean_wall_s);
+  EXPECT_EQ(shares.p90_wall_s, here.p90_wall_s);
+  EXPECT_EQ(shares.stderr_wall_s, here.stderr_wall_s);
+  EXPECT_EQ(shares.mean_lost_s, here.mean_lost_s);
+  EXPECT_EQ(shares.mean_failures, here.mean_failures);
+  EXPECT_GT(shares.mean_failures, 0);
+  EXPECT_EQ(summarise_runs(job.problem, {}).runs, 0);  // nothing delivered: no figures, no crash
+}
+
 TEST(Goodput, YoungAndDalyByHand) {
   // δ = 50 s, M = 10,000 s: Young sqrt(2 x 50 x 10,000) = 1000 s; Daly 1000 − 50 = 950 s.
   EXPECT_DOUBLE_EQ(young_interval_s(50, 1e-4), 1000);

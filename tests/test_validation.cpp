@@ -2,6 +2,7 @@
 // and how a published run is read: as the scenario it describes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 
 #include "scenario_loader.hpp"
@@ -29,6 +30,26 @@ TEST(Validation, PublishedRunsArePredictedWithinBounds) {
   // absolute percentage error at most 5%.
   for (const ValidationRow& row : s.rows) EXPECT_LE(row.relative_error, 0.12) << row.id;
   EXPECT_LE(s.mean_absolute_percentage_error, 5.0);
+}
+
+// The runs are simulated side by side, each with its share of the memory budget; what is simulated
+// must not depend on the cores. SC21's 145.6B run needs about 0.11 GB (its size estimate, folded):
+// within a 0.16 GB budget it is simulated alone when its share was too small; within 0.10 GB it
+// cannot be, and is named, the other 8 runs kept.
+TEST(Validation, ARunTooLargeForItsShareOfTheBudgetIsSimulatedAlone) {
+  const std::filesystem::path runs = test::source_dir() / "validation" / "published-runs.yaml";
+  setenv("DTSIM_MEMORY_BUDGET_BYTES", "1.6e8", 1);
+  const ValidationSummary fits = validate_published_runs(runs, test::source_dir() / "topologies");
+  setenv("DTSIM_MEMORY_BUDGET_BYTES", "1e8", 1);
+  const ValidationSummary too_small = validate_published_runs(runs, test::source_dir() / "topologies");
+  unsetenv("DTSIM_MEMORY_BUDGET_BYTES");
+  EXPECT_EQ(fits.rows.size(), 9u);
+  EXPECT_TRUE(fits.failed.empty()) << fits.failed.front();
+  EXPECT_EQ(too_small.rows.size(), 8u);
+  ASSERT_EQ(too_small.failed.size(), 1u);
+  EXPECT_EQ(too_small.failed[0].rfind("sc21-145.6b: ", 0), 0u) << too_small.failed[0];
+  EXPECT_NE(too_small.failed[0].find("needs about 0.11 GB"), std::string::npos) << too_small.failed[0];
+  EXPECT_NE(format_validation_table(too_small).find("not simulated sc21-145.6b: "), std::string::npos);
 }
 
 TEST(Validation, PublishedNcclTestsBusBandwidthWithinTenPercentFromSixtyFourMegabytes) {

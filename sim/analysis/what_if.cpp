@@ -115,7 +115,9 @@ std::vector<ResolvedScenario> sensitivity_runs(const Scenario& s, int gpu, const
 
 std::vector<SensitivityPoint> straggler_sensitivity(const Scenario& s, int gpu, const std::vector<double>& slowdowns) {
   const int cores = std::max(1, int(std::thread::hardware_concurrency()));
-  return points_of(slowdowns, simulate_many(sensitivity_runs(s, gpu, slowdowns), cores));
+  std::optional<SlurmBatch> none;
+  return points_of(slowdowns, simulate_here_or_on_slurm(sensitivity_runs(s, gpu, slowdowns), {}, cores, {},
+                                                        std::nullopt, none));
 }
 
 SensitivityOnSlurm straggler_sensitivity_on_slurm(const Scenario& s, const std::vector<FieldOverride>& loaded_with,

@@ -45,7 +45,15 @@ std::vector<SimulationOutcome> simulate_here_or_on_slurm(const std::vector<Resol
                                                          const SimulationOptions& options,
                                                          const std::optional<SlurmOptions>& slurm,
                                                          std::optional<SlurmBatch>& batch) {
-  if (!slurm) return simulate_many(resolved, parallel, {}, nullptr, options);
+  if (!slurm) {
+    std::vector<SimulationOutcome> outcomes = simulate_many(resolved, parallel, {}, nullptr, options);
+    // Side by side each had its share of the memory budget; a Slurm task has all of it. One that
+    // failed is simulated again alone, so that what is simulated does not depend on the cores.
+    if (parallel > 1 && resolved.size() > 1)
+      for (size_t i = 0; i < resolved.size(); ++i)
+        if (!outcomes[i].result) outcomes[i] = simulate_many({resolved[i]}, 1, {}, nullptr, options).front();
+    return outcomes;
+  }
   batch = simulate_on_slurm(inputs, resolved, *slurm, std::clog);
   std::vector<SimulationOutcome> outcomes = std::move(batch->outcomes);
   batch->outcomes.clear();

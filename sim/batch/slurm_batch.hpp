@@ -1,15 +1,16 @@
 #pragma once
 // Simulations run as one Slurm job array instead of this machine's child processes
-// (simulate_many). dtsim writes each simulation's input (its scenario file and field overrides)
-// to a work folder that every node sees, submits one array whose tasks each run
-// `dtsim slurm-task DIR K` on their shard (simulation i goes to task i % tasks), waits while
-// saying how many simulations are done, submits the tasks that failed or ran out of time once
-// more, and reads the outcomes back: the same SimulationOutcome simulate_many gives, or, for a
-// simulation no task delivered, an error naming the task and its log. A work folder is for one
-// batch (a folder holding another is refused):
-//   batch.json        the simulations, the task count, the job ids, the command that asked
+// (simulate_many). dtsim writes each simulation's input (its scenario file and field overrides,
+// or what the command's own code rebuilds it from) to a work folder that every node sees, submits
+// one array whose tasks each run `dtsim slurm-task DIR K` on their shard (simulation i goes to
+// task i % tasks), waits while saying how many simulations are done, submits the tasks that
+// failed or ran out of time once more (slurm_array.hpp), and reads the outcomes back: the same
+// SimulationOutcome simulate_many gives, or, for a simulation no task delivered, an error naming
+// the task and its log. A work folder is for one batch (a folder holding another is refused):
+//   batch.json        the items (simulations, or goodput's Monte Carlo shares), the task count,
+//                     the job ids, the command that asked
 //   task.sh           what each task runs
-//   results/I.reply   simulation I's reply (simulation.hpp: simulate_to_reply), written whole
+//   results/I.reply   item I's reply (simulation.hpp: simulate_to_reply), written whole
 //   logs/task-K.log   task K's output (task-K.retry.log on its second try)
 #include <atomic>
 #include <filesystem>
@@ -74,9 +75,10 @@ SlurmBatch simulate_on_slurm(const std::vector<SlurmSimulation>& simulations,
                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome = {},
                              const std::atomic<bool>* cancel = nullptr);
 
-// `resolved` simulated here (simulate_many, `parallel` processes, recording what `options` say) or,
-// with `slurm`, as a Slurm job array of `inputs` (inputs[i] rebuilds resolved[i]; `batch` gets
-// where it ran). No outcomes when submitted without waiting.
+// `resolved` simulated here (simulate_many, `parallel` processes, recording what `options` say; one
+// that fails is tried again alone, with the whole memory budget) or, with `slurm`, as a Slurm job
+// array of `inputs` (inputs[i] rebuilds resolved[i]; `batch` gets where it ran). No outcomes when
+// submitted without waiting.
 std::vector<SimulationOutcome> simulate_here_or_on_slurm(const std::vector<ResolvedScenario>& resolved,
                                                          const std::vector<SlurmSimulation>& inputs, int parallel,
                                                          const SimulationOptions& options,

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "slurm_array.hpp"
 
 namespace dtsim {
@@ -32,11 +34,40 @@ RunOutcome outcome_of(const json& j) {
   return o;
 }
 
+// A job's shares: kRunsPerShare runs each, or more where that would make over kMaxSharesPerJob
+// (fewer files to write and to look for).
+constexpr int kMaxSharesPerJob = 100;
+int runs_per_share(int runs) { return std::max(kRunsPerShare, (runs + kMaxSharesPerJob - 1) / kMaxSharesPerJob); }
+
+// The runs of a share's reply, or why there are none (a reply of another length is not used).
+std::vector<RunOutcome> share_runs(const SlurmArray& array, size_t item, const MonteCarloShare& share,
+                                   std::string& error) {
+  const auto reply = array.reply(item);
+  if (!reply) {
+    error = array.missing_reply_error(item);
+    return {};
+  }
+  std::vector<RunOutcome> runs;
+  try {
+    for (const json& run : json::from_msgpack(*reply)) runs.push_back(outcome_of(run));
+  } catch (const json::exception& e) {
+    error = fmt::format("an unreadable reply {} ({})", reply_file(array.work_dir, item).string(), e.what());
+    return {};
+  }
+  if (int(runs.size()) != share.count) {
+    error = fmt::format("a reply of {} runs in {}, expected {}", runs.size(), reply_file(array.work_dir, item).string(),
+                        share.count);
+    return {};
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::vector<uint8_t> monte_carlo_share_reply(const MonteCarloJob& job, const MonteCarloShare& share) {
   json runs = json::array();
-  for (const RunOutcome& o : monte_carlo_runs(job, share.first, share.count)) runs.push_back(outcome_json(o));
+  // One thread: the task was given one CPU.
+  for (const RunOutcome& o : monte_carlo_runs(job, share.first, share.count, 1)) runs.push_back(outcome_json(o));
   return json::to_msgpack(runs);
 }
 
@@ -44,9 +75,11 @@ MonteCarloOnSlurm monte_carlo_on_slurm(const std::vector<MonteCarloJob>& jobs, c
                                        std::ostream& log) {
   SlurmManifest items;
   items.monte_carlo_jobs = jobs;
-  for (size_t j = 0; j < jobs.size(); ++j)
-    for (int first = 0; first < jobs[j].runs; first += kRunsPerShare)
-      items.monte_carlo_shares.push_back({int(j), first, std::min(kRunsPerShare, jobs[j].runs - first)});
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const int per_share = runs_per_share(jobs[j].runs);
+    for (int first = 0; first < jobs[j].runs; first += per_share)
+      items.monte_carlo_shares.push_back({int(j), first, std::min(per_share, jobs[j].runs - first)});
+  }
   MonteCarloOnSlurm out;
   if (items.monte_carlo_shares.empty()) {
     out.results.assign(jobs.size(), MonteCarloResult{});
@@ -56,28 +89,29 @@ MonteCarloOnSlurm monte_carlo_on_slurm(const std::vector<MonteCarloJob>& jobs, c
   out.batch.work_dir = array.work_dir;
   out.batch.job_id = array.manifest.job_ids.empty() ? "" : array.manifest.job_ids.front();
   if (array.state == SlurmArray::State::submitted) return out;
-  std::vector<std::vector<RunOutcome>> runs(jobs.size());
-  std::vector<std::string> missing(jobs.size());
+  // Job by job (the shares are in job order), so that one job's runs are held at a time.
   const std::vector<MonteCarloShare>& shares = array.manifest.monte_carlo_shares;
-  for (size_t i = 0; i < shares.size(); ++i) {
-    const MonteCarloShare& share = shares[i];
-    std::string error;
-    if (const auto reply = array.reply(i)) {
-      try {
-        for (const json& run : json::from_msgpack(*reply)) runs[share.job].push_back(outcome_of(run));
-      } catch (const json::exception& e) {
-        error = fmt::format("an unreadable reply ({})", e.what());
-      }
-    } else {
-      error = array.missing_reply_error(i);
-    }
-    if (!error.empty())
-      missing[share.job] += fmt::format("{}runs {} to {}: {}", missing[share.job].empty() ? "" : "; ", share.first,
-                                        share.first + share.count - 1, error);
-  }
+  size_t i = 0;
   for (size_t j = 0; j < jobs.size(); ++j) {
-    out.results.push_back(summarise_runs(jobs[j].problem, std::move(runs[j])));
-    out.results.back().missing = missing[j];
+    std::vector<RunOutcome> runs;
+    std::string missing;
+    bool run_0_unfinished = false;
+    for (; i < shares.size() && shares[i].job == int(j); ++i) {
+      std::string error;
+      const std::vector<RunOutcome> part = share_runs(array, i, shares[i], error);
+      if (shares[i].first == 0 && !part.empty()) run_0_unfinished = !part.front().finished;
+      runs.insert(runs.end(), part.begin(), part.end());
+      if (!error.empty())
+        missing += fmt::format("{}runs {} to {}: {}", missing.empty() ? "" : "; ", shares[i].first,
+                               shares[i].first + shares[i].count - 1, error);
+    }
+    // As monte_carlo: when run 0 (the first share's first) did not finish, it alone counts.
+    if (run_0_unfinished) {
+      runs.resize(1);
+      missing.clear();
+    }
+    out.results.push_back(summarise_runs(jobs[j].problem, std::move(runs)));
+    out.results.back().missing = missing;
   }
   return out;
 }

@@ -138,6 +138,11 @@ SlurmManifest read_manifest(const std::filesystem::path& work_dir) {
     throw InputError({file.string(), 0, "", "a dtsim Slurm batch manifest", e.what()});
   }
   if (m.tasks < 1) throw InputError({file.string(), 0, "tasks", "a positive integer", std::to_string(m.tasks)});
+  for (const MonteCarloShare& s : m.monte_carlo_shares)
+    if (s.job < 0 || size_t(s.job) >= m.monte_carlo_jobs.size() || s.first < 0 || s.count < 1 ||
+        s.first + s.count > m.monte_carlo_jobs[s.job].runs)
+      throw InputError({file.string(), 0, "monte_carlo_shares", "runs [first, first + count) of one of its jobs",
+                        fmt::format("[{}, {}, {}]", s.job, s.first, s.count)});
   return m;
 }
 

@@ -320,7 +320,6 @@ MonteCarloResult monte_carlo(const GoodputProblem& problem, const RecoveryModel&
 MonteCarloResult summarise_runs(const GoodputProblem& problem, std::vector<RunOutcome> outcomes) {
   MonteCarloResult result;
   if (outcomes.empty()) return result;
-  if (!outcomes[0].finished) outcomes.resize(1);
   const int n = int(outcomes.size());
   result.runs = n;
   std::vector<double> walls;

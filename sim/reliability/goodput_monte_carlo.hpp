@@ -100,8 +100,7 @@ struct MonteCarloJob {
 MonteCarloResult monte_carlo(const MonteCarloJob& job, int threads = 0);
 // Runs [first, first + count) of the job, in order, all of them (a share of a Slurm batch).
 std::vector<RunOutcome> monte_carlo_runs(const MonteCarloJob& job, int first, int count, int threads = 0);
-// The figures of a job's runs, given in run order; when the first did not finish only it counts,
-// as in monte_carlo.
+// The figures of runs given in run order (all zero for none).
 MonteCarloResult summarise_runs(const GoodputProblem& problem, std::vector<RunOutcome> outcomes);
 
 struct IntervalPoint {
