@@ -362,11 +362,15 @@ json print_what_if_sweep(std::ostream& out, const WhatIfSweep& sweep, const std:
 struct MonteCarloJobs {
   std::vector<MonteCarloJob> jobs;
   std::vector<std::string> labels;
-  size_t add(const GoodputProblem& problem, const RecoveryModel& recovery, double interval_s, int runs, uint64_t seed,
-             std::string label) {
-    jobs.push_back({problem, recovery, interval_s, runs, seed});
+  size_t add(MonteCarloJob job, std::string label) {
+    jobs.push_back(std::move(job));
     labels.push_back(std::move(label));
     return jobs.size() - 1;
+  }
+  // The job at another interval.
+  size_t add(MonteCarloJob job, double interval_s, std::string label) {
+    job.interval_s = interval_s;
+    return add(std::move(job), std::move(label));
   }
 };
 
@@ -450,38 +454,28 @@ int run_goodput_command(const GoodputOptions& options) {
   // the scenario's, on a log grid over 1/8 to 8 times the closed-form optimum (pointless without
   // failures), with Young's and Daly's intervals; the what-if sweep's values.
   MonteCarloJobs all;
-  for (RecoveryStrategy strategy : strategies) {
-    RecoveryModel recovery = setup.recovery;
-    recovery.strategy = strategy;
-    all.add(setup.problem, recovery, setup.interval_s, runs, seed, to_string(strategy));
-  }
+  for (RecoveryStrategy strategy : strategies)
+    all.add(monte_carlo_job(setup, strategy, runs, seed), to_string(strategy));
+  // The sweeps' strategy: the one asked for, else the scenario's.
+  const RecoveryStrategy study_strategy = strategies.size() == 1 ? strategies.front() : setup.recovery.strategy;
+  const MonteCarloJob study = monte_carlo_job(setup, study_strategy, runs, seed);
   const double rate = setup.problem.failure_rate_per_s();
   const double optimum_s = optimal_interval_s(setup.problem);
   const bool interval_sweep = sweep_points > 0 && rate > 0 && std::isfinite(optimum_s) && optimum_s > 0;
-  RecoveryModel sweep_recovery = setup.recovery;
-  if (strategies.size() == 1) sweep_recovery.strategy = strategies.front();
   const std::vector<double> intervals_s =
       interval_sweep ? sweep_grid(optimum_s / 8, optimum_s * 8, sweep_points) : std::vector<double>{};
   const size_t first_interval = all.jobs.size();
   for (double interval_s : intervals_s)
-    all.add(setup.problem, sweep_recovery, interval_s, runs, seed,
-            fmt::format("the sweep's interval {:.0f} s", interval_s));
+    all.add(study, interval_s, fmt::format("the sweep's interval {:.0f} s", interval_s));
   const double stall_s = setup.problem.checkpoint_stall_s;
-  const size_t young = interval_sweep ? all.add(setup.problem, sweep_recovery, young_interval_s(stall_s, rate), runs,
-                                                seed, "Young's interval")
-                                      : 0;
-  const size_t daly = interval_sweep ? all.add(setup.problem, sweep_recovery, daly_interval_s(stall_s, rate), runs,
-                                               seed, "Daly's interval")
-                                     : 0;
-  const RecoveryStrategy what_if_strategy = strategies.size() == 1 ? strategies.front() : config.recovery.strategy;
+  const size_t young = interval_sweep ? all.add(study, young_interval_s(stall_s, rate), "Young's interval") : 0;
+  const size_t daly = interval_sweep ? all.add(study, daly_interval_s(stall_s, rate), "Daly's interval") : 0;
   std::vector<GoodputSetup> what_if_setups;
   const size_t first_what_if = all.jobs.size();
   for (double value : what_if ? what_if->values : std::vector<double>{}) {
     what_if_setups.push_back(
         make_goodput_setup(scenario, with_value(config, what_if->field, value), simulated.engine.iteration_s));
-    RecoveryModel recovery = what_if_setups.back().recovery;
-    recovery.strategy = what_if_strategy;
-    all.add(what_if_setups.back().problem, recovery, what_if_setups.back().interval_s, runs, seed,
+    all.add(monte_carlo_job(what_if_setups.back(), study_strategy, runs, seed),
             fmt::format("{}={:g}", what_if->field, value));
   }
   std::optional<SlurmBatch> batch;
@@ -508,7 +502,7 @@ int run_goodput_command(const GoodputOptions& options) {
         setup.problem, intervals_s,
         std::vector<MonteCarloResult>(mcs.begin() + long(first_interval), mcs.begin() + long(young)));
     const MonteCarloResult &young_mc = mcs[young], &daly_mc = mcs[daly];
-    print_sweep(std::cout, setup, sweep, sweep_recovery.strategy, young_mc, daly_mc, runs);
+    print_sweep(std::cout, setup, sweep, study_strategy, young_mc, daly_mc, runs);
     json points = json::array();
     for (size_t i = 0; i < sweep.points.size(); ++i) {
       const IntervalPoint& p = sweep.points[i];
@@ -518,7 +512,7 @@ int run_goodput_command(const GoodputOptions& options) {
                         {"monte_carlo_finished", p.monte_carlo_finished}});
       if (const std::string& missing = mcs[first_interval + i].missing; !missing.empty()) points.back()["missing"] = missing;
     }
-    out["sweep"] = {{"strategy", to_string(sweep_recovery.strategy)},
+    out["sweep"] = {{"strategy", to_string(study_strategy)},
                     {"points", points},
                     {"best_monte_carlo_interval_s", sweep.best_monte_carlo < 0 ? json(nullptr)
                                                     : json(sweep.points[sweep.best_monte_carlo].interval_s)},
@@ -531,7 +525,7 @@ int run_goodput_command(const GoodputOptions& options) {
   }
   if (what_if)
     out["what_if_sweep"] = print_what_if_sweep(std::cout, *what_if, what_if_setups, mcs.data() + first_what_if,
-                                               what_if_strategy, runs, cost);
+                                               study_strategy, runs, cost);
   // Runs no Slurm task delivered (after its second try): the figures are of the others.
   for (size_t i = 0; i < mcs.size(); ++i)
     if (!mcs[i].missing.empty())

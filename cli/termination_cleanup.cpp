@@ -3,7 +3,7 @@
 #include <csignal>
 
 #include "atomic_file.hpp"
-#include "slurm_batch.hpp"
+#include "slurm_array.hpp"
 
 namespace dtsim {
 

@@ -58,6 +58,27 @@ std::string submitted_job(const fs::path& work, size_t n = 0) {
   return "";
 }
 
+// `dtsim ARGS --slurm` started in `dir` (work folder `work`, its tasks held 3 s), array task
+// `task` cancelled, then the retry job: the two job ids ("" where one did not come; dtsim is then
+// stopped) and dtsim's exit status.
+struct KilledTwice {
+  std::string job, retry;
+  int status = 0;
+};
+KilledTwice run_with_a_task_killed_twice(const fs::path& dir, const std::string& args, int task) {
+  KilledTwice k;
+  const pid_t dtsim = start_dtsim(dir, args + " --slurm --slurm-dir work --slurm-option=--begin=now+3");
+  k.job = submitted_job(dir / "work");
+  if (!k.job.empty()) {
+    test::run_shell("scancel " + k.job + "_" + std::to_string(task));
+    k.retry = submitted_job(dir / "work", 1);
+    if (!k.retry.empty()) test::run_shell("scancel " + k.retry);
+  }
+  if (k.retry.empty()) kill(dtsim, SIGTERM);
+  k.status = wait_for_exit(dtsim);
+  return k;
+}
+
 class Slurm : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -138,24 +159,17 @@ TEST_F(Slurm, ATaskKilledBeforeItRanIsRunOnceMore) {
 }
 
 TEST_F(Slurm, ATaskKilledTwiceIsReportedAndTheOtherPointsKept) {
-  const pid_t dtsim = start_dtsim(dir_.path(), "sweep " + kSweep +
-                                                   " --json partial.json --slurm --slurm-dir work "
-                                                   "--slurm-option=--begin=now+3");
-  const std::string job = submitted_job(dir_.path() / "work");
-  ASSERT_FALSE(job.empty());
-  test::run_shell("scancel " + job + "_2");
-  const std::string retry = submitted_job(dir_.path() / "work", 1);
-  ASSERT_FALSE(retry.empty());
-  test::run_shell("scancel " + retry);
-  const int status = wait_for_exit(dtsim);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_file(dir_.path() / "err.txt");
+  const KilledTwice k = run_with_a_task_killed_twice(dir_.path(), "sweep " + kSweep + " --json partial.json", 2);
+  ASSERT_FALSE(k.job.empty());
+  ASSERT_FALSE(k.retry.empty());
+  ASSERT_TRUE(WIFEXITED(k.status) && WEXITSTATUS(k.status) == 0) << test::read_file(dir_.path() / "err.txt");
   const nlohmann::json sweep = nlohmann::json::parse(test::read_file(dir_.path() / "partial.json"));
   const nlohmann::json local = nlohmann::json::parse(local_json());
   for (int i : {0, 1, 3}) EXPECT_EQ(sweep["points"][i], local["points"][i]) << i;
   const nlohmann::json& lost = sweep["points"][2];  // tp 4, task 2's
   EXPECT_EQ(lost["status"], "failed");
-  const std::string expected = "no result from Slurm task 2 (job " + job + " then " + retry + ", tried twice): see " +
-                               (dir_.path() / "work" / "logs" / "task-2.retry.log").string();
+  const std::string expected = "no result from Slurm task 2 (job " + k.job + " then " + k.retry +
+                               ", tried twice): see " + (dir_.path() / "work" / "logs" / "task-2.retry.log").string();
   EXPECT_EQ(lost["error"].get<std::string>().rfind(expected, 0), 0u) << lost["error"];
 }
 
@@ -268,22 +282,16 @@ TEST_F(SlurmStudies, GoodputLeavesOutAndNamesTheRunsNoTaskDelivered) {
                               " --strategy spare_nodes --sweep-points 0";
   const test::CliResult thousand = dtsim(goodput + " --runs 1000 --json thousand.json");
   ASSERT_EQ(thousand.exit_code, 0) << thousand.output;
-  const pid_t dtsim = start_dtsim(dir_.path(), goodput + " --runs 1500 --json partial.json --slurm --slurm-dir work "
-                                                         "--slurm-option=--begin=now+3");
-  const std::string job = submitted_job(dir_.path() / "work");
-  ASSERT_FALSE(job.empty());
-  test::run_shell("scancel " + job + "_1");
-  const std::string retry = submitted_job(dir_.path() / "work", 1);
-  ASSERT_FALSE(retry.empty());
-  test::run_shell("scancel " + retry);
-  const int status = wait_for_exit(dtsim);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << err();
+  const KilledTwice k = run_with_a_task_killed_twice(dir_.path(), goodput + " --runs 1500 --json partial.json", 1);
+  ASSERT_FALSE(k.job.empty());
+  ASSERT_FALSE(k.retry.empty());
+  ASSERT_TRUE(WIFEXITED(k.status) && WEXITSTATUS(k.status) == 0) << err();
   const nlohmann::json partial = nlohmann::json::parse(test::read_file(dir_.path() / "partial.json"));
   const nlohmann::json local = nlohmann::json::parse(test::read_file(dir_.path() / "thousand.json"));
   const nlohmann::json& mc = partial["monte_carlo"]["spare_nodes"];
   EXPECT_EQ(mc["runs"], 1000);
   EXPECT_EQ(mc["mean_wall_s"], local["monte_carlo"]["spare_nodes"]["mean_wall_s"]);
-  const std::string expected = "runs 1000 to 1499: no result from Slurm task 1 (job " + job + " then " + retry +
+  const std::string expected = "runs 1000 to 1499: no result from Slurm task 1 (job " + k.job + " then " + k.retry +
                                ", tried twice)";
   EXPECT_EQ(mc["missing"].get<std::string>().rfind(expected, 0), 0u) << mc["missing"];
   EXPECT_NE(test::read_file(dir_.path() / "out.txt").find("missing Monte Carlo runs of spare_nodes"),

@@ -198,8 +198,7 @@ StrategyComparison compare_strategies(const Scenario& s, int parallel, double sa
   for (size_t i = 0; i < variants.size(); ++i) {
     try {
       resolved.push_back(resolved_strategy_variant(base, i));
-      SlurmSimulation input;
-      input.scenario_file = std::filesystem::absolute(s.source_file);
+      SlurmSimulation input = slurm_simulation(s.source_file);
       input.kind = kStrategyVariantKind;
       input.index = int(i);
       input.record_link_usage = true;

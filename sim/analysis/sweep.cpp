@@ -303,10 +303,7 @@ SweepResult run_sweep(const SweepRequest& request, const SweepProgress& progress
     result.points.push_back(prepare_point(request, result, base, i, resolved, loaded_with));
     if (resolved) {
       to_simulate.push_back(std::move(*resolved));
-      SlurmSimulation input;
-      input.scenario_file = std::filesystem::absolute(request.scenario_file);
-      input.overrides = loaded_with;
-      slurm_inputs.push_back(input);
+      slurm_inputs.push_back(slurm_simulation(request.scenario_file, loaded_with));
       point_of.push_back(i);
     }
   }

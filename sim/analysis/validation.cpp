@@ -338,8 +338,7 @@ ValidationSummary validate_published_runs(const std::filesystem::path& runs_file
     simulated.push_back(i);
     // Resolved once (the calibration file read once), for the simulation and the kernel classes.
     resolved.push_back(resolve_scenario(runs[i].scenario));
-    SlurmSimulation input;
-    input.scenario_file = std::filesystem::absolute(runs_file);
+    SlurmSimulation input = slurm_simulation(runs_file);
     input.kind = kPublishedRunKind;
     input.index = int(i);
     input.topologies_dir = std::filesystem::absolute(topologies_dir);

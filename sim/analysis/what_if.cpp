@@ -125,11 +125,8 @@ SensitivityOnSlurm straggler_sensitivity_on_slurm(const Scenario& s, const std::
                                                   const SlurmOptions& slurm) {
   std::vector<SlurmSimulation> inputs;
   for (double k : slowdowns) {
-    SlurmSimulation input;
-    input.scenario_file = std::filesystem::absolute(s.source_file);
-    input.overrides = loaded_with;
-    input.overrides.push_back(event_override("--straggler-sweep", straggler_words(gpu, k)));
-    inputs.push_back(std::move(input));
+    inputs.push_back(slurm_simulation(s.source_file, loaded_with));
+    inputs.back().overrides.push_back(event_override("--straggler-sweep", straggler_words(gpu, k)));
   }
   SensitivityOnSlurm out;
   out.batch = simulate_on_slurm(inputs, sensitivity_runs(s, gpu, slowdowns), slurm, std::clog);

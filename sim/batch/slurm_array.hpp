@@ -34,6 +34,10 @@ struct SlurmArray {
 SlurmArray run_slurm_array(SlurmManifest items, const SlurmOptions& options, std::ostream& log,
                            const std::atomic<bool>* cancel = nullptr);
 
+// From a signal handler: scancel every job this process submitted and has not gathered yet
+// (fork and execv of scancel's path, found at submission; no wait).
+void cancel_waited_slurm_jobs() noexcept;
+
 // Used by slurm_runner, which writes inputs to the work folder before the batch.
 std::filesystem::path default_work_dir();  // dtsim-slurm-DATE-PID in the current folder
 void refuse_used_work_dir(const std::filesystem::path& dir);

@@ -75,15 +75,20 @@ SimulationBatchRunner slurm_runner(const SlurmOptions& options, std::ostream& lo
         fs::create_directories(input.parent_path(), ec);
         write_text(input, scenario_to_yaml(scenarios[i].scenario, "A simulation of a dtsim Slurm batch."));
       }
-      SlurmSimulation simulation;
-      simulation.scenario_file = input;
-      simulations.push_back(simulation);
+      simulations.push_back(slurm_simulation(input));
     }
     record = simulate_on_slurm(simulations, scenarios, o, log);
     std::vector<SimulationOutcome> outcomes = std::move(record.outcomes);
     record.outcomes.clear();
     return outcomes;
   };
+}
+
+SlurmSimulation slurm_simulation(const fs::path& scenario_file, std::vector<FieldOverride> overrides) {
+  SlurmSimulation s;
+  s.scenario_file = fs::absolute(scenario_file);
+  s.overrides = std::move(overrides);
+  return s;
 }
 
 SimulationOptions SlurmSimulation::options() const {

@@ -56,6 +56,9 @@ struct SlurmSimulation {
   SimulationOptions options() const;
   bool operator==(const SlurmSimulation&) const = default;
 };
+// A simulation of `scenario_file`, made absolute (a task runs in another folder, perhaps on
+// another node), loaded with `overrides`.
+SlurmSimulation slurm_simulation(const std::filesystem::path& scenario_file, std::vector<FieldOverride> overrides = {});
 using SlurmRebuilder = std::function<ResolvedScenario(const SlurmSimulation&)>;
 using SlurmRebuilders = std::map<std::string, SlurmRebuilder, std::less<>>;
 
@@ -99,9 +102,5 @@ struct SavedCommand {
   std::filesystem::path working_dir;
 };
 SavedCommand saved_command(const std::filesystem::path& work_dir);
-
-// From a signal handler: scancel every job this process submitted and has not gathered yet
-// (fork and execv of scancel's path, found at submission; no wait).
-void cancel_waited_slurm_jobs() noexcept;
 
 }  // namespace dtsim

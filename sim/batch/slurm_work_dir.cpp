@@ -2,15 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
-#include <iterator>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
 #include "input_error.hpp"
 #include "json_input.hpp"
+#include "reliability_config.hpp"
 
 namespace dtsim {
 
@@ -61,12 +61,12 @@ MonteCarloJob job_of(const json& j, const std::filesystem::path& file) {
     job.problem.failures.push_back(f);
   }
   const std::string strategy = j.at("strategy").get<std::string>();
-  const auto known = std::find_if(std::begin(kRecoveryStrategies), std::end(kRecoveryStrategies),
-                                  [&](RecoveryStrategy s) { return strategy == to_string(s); });
-  if (known == std::end(kRecoveryStrategies))
+  try {
+    job.recovery.strategy = recovery_strategy_from(strategy);
+  } catch (const std::invalid_argument&) {
     throw InputError({file.string(), 0, "monte_carlo_jobs.strategy", "wait_for_repair, spare_nodes or elastic",
                       "'" + strategy + "'"});
-  job.recovery.strategy = *known;
+  }
   job.recovery.repair_s = j.at("repair_s").get<double>();
   job.recovery.spares = j.at("spares").get<int>();
   job.recovery.swap_s = j.at("swap_s").get<double>();

@@ -392,6 +392,14 @@ SimulationResult run_in_child(const std::string& what, const std::function<Simul
   return ChildSimulation(what, body).finish();
 }
 
+// What a batch's simulations record: `options` without the cancel flag and the progress callback,
+// which belong to one simulation run by simulate.
+SimulationOptions recording_only(SimulationOptions options) {
+  options.cancel = nullptr;
+  options.on_progress = nullptr;
+  return options;
+}
+
 // Runs in the child: `resolved` outlives it (ChildSimulation's constructor forks).
 std::function<SimulationResult()> simulation_body(const ResolvedScenario& resolved, const SimulationOptions& options) {
   return [&resolved, options] {
@@ -446,9 +454,7 @@ SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {
 std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>& scenarios, int parallel,
                                              const std::function<void(size_t, const SimulationOutcome&)>& on_outcome,
                                              const std::atomic<bool>* cancel, const SimulationOptions& options) {
-  SimulationOptions recording = options;
-  recording.cancel = nullptr;
-  recording.on_progress = nullptr;
+  const SimulationOptions recording = recording_only(options);
   std::vector<SimulationOutcome> outcomes(scenarios.size());
   auto report = [&](size_t i) {
     if (on_outcome) on_outcome(i, outcomes[i]);
@@ -491,13 +497,10 @@ std::vector<SimulationOutcome> simulate_many(const std::vector<ResolvedScenario>
 
 std::vector<uint8_t> simulate_to_reply(const std::function<ResolvedScenario()>& resolve,
                                        const SimulationOptions& options) {
-  SimulationOptions recording = options;  // what is recorded, nothing else
-  recording.cancel = nullptr;
-  recording.on_progress = {};
-  std::optional<ResolvedScenario> resolved;
+  const SimulationOptions recording = recording_only(options);
   return json::to_msgpack(reply_of([&] {
-    resolved = resolve();
-    return run_in_child(resolved->scenario.name, simulation_body(*resolved, recording));
+    const ResolvedScenario resolved = resolve();
+    return run_in_child(resolved.scenario.name, simulation_body(resolved, recording));
   }));
 }
 

@@ -14,40 +14,33 @@ constexpr double GB = 1e9;
 // HBM capacity as the driver reports it (nvidia-smi "Total", MiB): the "80GB" parts hold 80 GiB.
 constexpr double MiB = 1024.0 * 1024.0;
 
+// What each part draws and how it reaches its host.
 // Maximum board power (TDP), W, from each part's datasheet: A100 SXM 400 (NVIDIA A100 datasheet,
 // 2021), H100 SXM5 and H200 SXM up to 700 (H100 and H200 datasheets), the Grand Teton H100 at its
 // 500 W limit (its entry below), B200 1,000 (NVIDIA HGX B200 specifications), V100 SXM2 300, P100
 // SXM2 300 and PCIe 250 (Tesla V100 and P100 datasheets), K80 300 per board of two GPUs, 150 each.
-struct BoardPower {
-  const char* id;
-  double watts;
-};
-constexpr BoardPower kBoardPowerW[] = {{"a100-40gb-sxm", 400},   {"a100-80gb-sxm", 400},  {"h100-sxm", 700},
-                                       {"h100-96gb-500w", 500},  {"h200-sxm", 700},       {"b200", 1000},
-                                       {"v100-sxm2-16gb", 300},  {"v100-sxm2-32gb", 300}, {"p100-sxm2-16gb", 300},
-                                       {"p100-pcie-16gb", 250},  {"k80", 150}};
-
 // PCIe generation of each part's x16 link to its host: A100 Gen4 (A100 datasheet: "PCIe Gen4
 // 64 GB/s"), H100 SXM5 and H200 Gen5 ("PCIe Gen5 128 GB/s"; both bidirectional), B200 Gen5 (its
 // Gen6 link runs at the Gen5 of the hosts of HGX B200 servers), V100, P100 and K80 Gen3.
-struct PcieLink {
+struct HostSide {
   const char* id;
-  int generation;
+  double board_power_w;
+  int pcie_generation;
 };
-constexpr PcieLink kPcieGeneration[] = {{"a100-40gb-sxm", 4},  {"a100-80gb-sxm", 4},  {"h100-sxm", 5},
-                                        {"h100-96gb-500w", 5}, {"h200-sxm", 5},       {"b200", 5},
-                                        {"v100-sxm2-16gb", 3}, {"v100-sxm2-32gb", 3}, {"p100-sxm2-16gb", 3},
-                                        {"p100-pcie-16gb", 3}, {"k80", 3}};
+constexpr HostSide kHostSide[] = {{"a100-40gb-sxm", 400, 4},  {"a100-80gb-sxm", 400, 4},  {"h100-sxm", 700, 5},
+                                  {"h100-96gb-500w", 500, 5}, {"h200-sxm", 700, 5},       {"b200", 1000, 5},
+                                  {"v100-sxm2-16gb", 300, 3}, {"v100-sxm2-32gb", 300, 3}, {"p100-sxm2-16gb", 300, 3},
+                                  {"p100-pcie-16gb", 250, 3}, {"k80", 150, 3}};
 // One direction of an x16 link: 16 lanes x 8, 16, 32 GT/s x 128/130 (Gen3 and later encode 128b/130b) / 8.
 double pcie_x16_Bps(int generation) { return 16 * 8e9 * std::pow(2.0, generation - 3) * 128 / 130 / 8; }
 
 std::vector<DeviceSpec> with_board_power_and_pcie(std::vector<DeviceSpec> devices) {
-  for (DeviceSpec& d : devices) {
-    for (const BoardPower& p : kBoardPowerW)
-      if (d.id == p.id) d.board_power_w = p.watts;
-    for (const PcieLink& l : kPcieGeneration)
-      if (d.id == l.id) d.pcie_Bps = pcie_x16_Bps(l.generation);
-  }
+  for (DeviceSpec& d : devices)
+    for (const HostSide& h : kHostSide)
+      if (d.id == h.id) {
+        d.board_power_w = h.board_power_w;
+        d.pcie_Bps = pcie_x16_Bps(h.pcie_generation);
+      }
   return devices;
 }
 

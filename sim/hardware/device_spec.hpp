@@ -36,10 +36,10 @@ struct DeviceSpec {
   // rate. tensor_clock() says how a step between the two is priced.
   double tensor_clock_under_load = 1;
   // The board's maximum power (TDP) from its datasheet, W: what it draws through a training run,
-  // which keeps it near its power limit (kBoardPowerW in device_spec.cpp; 0: not known).
+  // which keeps it near its power limit (kHostSide in device_spec.cpp; 0: not known).
   double board_power_w = 0;
   // One direction of the board's x16 PCIe link to its host, B/s, by its generation
-  // (kPcieGeneration in device_spec.cpp; 0: not known).
+  // (kHostSide in device_spec.cpp; 0: not known).
   double pcie_Bps = 0;
   // A copy of pinned memory from the GPU to its host: pcie_Bps at the efficiency measured here.
   double host_copy_Bps() const;

@@ -157,11 +157,13 @@ double optimal_interval_s(const GoodputProblem& p) {
   // A log scan, then golden-section search between the neighbours of the best point.
   const double lo = std::max(p.checkpoint_persist_s / 4, 1e-9), hi = std::max(100 / rate, 4 * lo);
   constexpr int kScan = 400;
-  int best = 0;
   std::vector<double> taus(kScan + 1);
-  for (int i = 0; i <= kScan; ++i) {
+  taus[0] = lo;
+  int best = 0;
+  double best_per_work = per_work(lo);
+  for (int i = 1; i <= kScan; ++i) {
     taus[i] = lo * std::pow(hi / lo, double(i) / kScan);
-    if (per_work(taus[i]) < per_work(taus[best])) best = i;
+    if (const double w = per_work(taus[i]); w < best_per_work) best = i, best_per_work = w;
   }
   double a = taus[std::max(0, best - 1)], b = taus[std::min(kScan, best + 1)];
   const double g = (std::sqrt(5.0) - 1) / 2;

@@ -142,15 +142,18 @@ GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& conf
   return g;
 }
 
+MonteCarloJob monte_carlo_job(const GoodputSetup& g, RecoveryStrategy strategy, int runs, uint64_t seed) {
+  MonteCarloJob job{g.problem, g.recovery, g.interval_s, runs, seed};
+  job.recovery.strategy = strategy;
+  return job;
+}
+
 std::vector<StrategyMonteCarlo> monte_carlo_by_strategy(const GoodputSetup& g,
                                                         const std::vector<RecoveryStrategy>& strategies, int runs,
                                                         uint64_t seed, int threads) {
   std::vector<StrategyMonteCarlo> out;
-  for (RecoveryStrategy strategy : strategies) {
-    RecoveryModel recovery = g.recovery;
-    recovery.strategy = strategy;
-    out.push_back({strategy, monte_carlo(g.problem, recovery, g.interval_s, runs, seed, threads)});
-  }
+  for (RecoveryStrategy strategy : strategies)
+    out.push_back({strategy, monte_carlo(monte_carlo_job(g, strategy, runs, seed), threads)});
   return out;
 }
 

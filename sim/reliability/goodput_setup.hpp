@@ -68,8 +68,11 @@ int replicas_per_node_failure(const Scenario& s);
 // Throws InputError when the scenario's fabric cannot hold its nodes (topology_graph.hpp).
 GoodputSetup make_goodput_setup(const Scenario& s, const ReliabilityConfig& config, double iteration_s);
 
-// The Monte Carlo of the setup's problem and interval under each strategy (the setup's recovery
-// model otherwise), with the same failures.
+// The Monte Carlo of the setup's problem at its interval under `strategy` (the setup's recovery
+// model otherwise).
+MonteCarloJob monte_carlo_job(const GoodputSetup& g, RecoveryStrategy strategy, int runs, uint64_t seed);
+
+// That Monte Carlo under each strategy, with the same failures.
 struct StrategyMonteCarlo {
   RecoveryStrategy strategy;
   MonteCarloResult mc;
