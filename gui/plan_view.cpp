@@ -160,9 +160,11 @@ bool PlanView::choose(int row) {
                      {"parallelism.zero_stage", QString::number(l.zero_stage)},
                      {"parallelism.sequence_parallel", b(l.sequence_parallel)},
                      {"parallelism.overlap_grad_reduce", b(l.overlap_grad_reduce)},
+                     {"parallelism.overlap_param_gather", b(l.overlap_param_gather)},
                      {"parallelism.tp_comm_overlap", b(l.tp_comm_overlap)},
                      {"training.micro_batch", QString::number(p.training.micro_batch)},
                      {"training.recompute", q(to_string(p.training.recompute))},
+                     {"training.recompute_layers", QString::number(p.training.recompute_layers)},
                      {"cluster.nodes", QString::number(p.gpus / result_->base.cluster.topology.node.gpus)}});
   return true;
 }

@@ -35,8 +35,29 @@ bool RunController::start(const Scenario& scenario, const QString& changes) {
   emit estimated(expected_s);
   cancel_ = false;
   ++runs_started_;
+  SimulationOptions options;
+  options.record_trace = true;
+  options.record_link_usage = true;
+  options.cancel = &cancel_;
+  options.on_progress = [this, expected_s](double simulated_s) { emit progress(simulated_s, expected_s); };
+  std::shared_ptr<StartedSimulation> run, healthy;
+  try {
+    // Forked here, on the UI thread, and waited for on the worker (simulation.hpp, StartedSimulation).
+    const int at_once = scenario.events.empty() ? 1 : 2;
+    if (at_once == 2) {
+      ResolvedScenario without_events = *resolved;
+      without_events.scenario.events.clear();
+      SimulationOptions healthy_options;
+      healthy_options.cancel = &cancel_;
+      healthy = std::make_shared<StartedSimulation>(std::move(without_events), healthy_options, at_once);
+    }
+    run = std::make_shared<StartedSimulation>(std::move(*resolved), options, at_once);
+  } catch (const std::exception& e) {
+    emit failed(QString::fromStdString(e.what()));
+    return false;
+  }
   thread_ = QThread::create(
-      [this, r = std::move(*resolved), expected_s, memory, changes] { work(r, expected_s, memory, changes); });
+      [this, run, healthy, scenario, memory, changes] { work(run, healthy, scenario, memory, changes); });
   connect(thread_, &QThread::finished, this, &RunController::threadDone);
   thread_->start();
   return true;
@@ -51,29 +72,20 @@ void RunController::threadDone() {
 }
 
 // On the worker thread: signals are queued to the UI thread (the controller lives there).
-void RunController::work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory, QString changes) {
-  const Scenario& scenario = resolved.scenario;
+void RunController::work(std::shared_ptr<StartedSimulation> started, std::shared_ptr<StartedSimulation> healthy,
+                         Scenario scenario, MemoryBreakdown memory, QString changes) {
   try {
-    SimulationOptions options;
-    options.record_trace = true;
-    options.record_link_usage = true;
-    options.cancel = &cancel_;
-    options.on_progress = [this, expected_s](double simulated_s) { emit progress(simulated_s, expected_s); };
     auto run = std::make_shared<RunRecord>();
     run->label = QString("run %1 · %2").arg(runs_started_).arg(QString::fromStdString(scenario.name));
     if (!changes.isEmpty()) run->label += " · " + changes;
-    run->result = simulate(resolved, options);
+    run->result = started->finish();
     run->memory = memory;
-    if (run->result.engine.completed) run->report = make_report(resolved, run->result);
+    if (run->result.engine.completed) run->report = make_report(started->scenario(), run->result);
     run->scenario = scenario;
     emit finished(run);
-    if (scenario.events.empty()) return;
-    ResolvedScenario healthy = resolved;
-    healthy.scenario.events.clear();
-    SimulationOptions healthy_options;
-    healthy_options.cancel = &cancel_;
+    if (!healthy) return;
     auto with_what_if = std::make_shared<RunRecord>(*run);
-    with_what_if->what_if = format_what_if(scenario, run->result, simulate(healthy, healthy_options));
+    with_what_if->what_if = format_what_if(scenario, run->result, healthy->finish());
     emit whatIfReady(with_what_if);
   } catch (const SimulationCancelled&) {
     emit failed("cancelled");

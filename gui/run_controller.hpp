@@ -33,8 +33,11 @@ class RunController : public QObject {
   void stopped();  // after finished/failed/whatIfReady, or cancel: the controller is idle again
 
  private:
-  // `memory`: the peak per GPU start() computed to check that the run fits.
-  void work(ResolvedScenario resolved, double expected_s, MemoryBreakdown memory, QString changes);
+  // `memory`: the peak per GPU start() computed to check that the run fits. The simulations were
+  // forked by start() on the UI thread (StartedSimulation); `healthy`: the scenario without its
+  // events, for the what-if comparison.
+  void work(std::shared_ptr<StartedSimulation> run, std::shared_ptr<StartedSimulation> healthy, Scenario scenario,
+            MemoryBreakdown memory, QString changes);
   void threadDone();
 
   QThread* thread_ = nullptr;

@@ -152,6 +152,10 @@ QWidget* ScenarioPanel::buildTraining() {
                           "copy; auto: master_weights for megatron and FSDP, autocast for pytorch"));
   transformerRow(form, "recompute",
                  comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
+  transformerRow(form, "recomputed layers",
+                 lineField("training.recompute_layers",
+                           "with recompute full: layers of each model chunk recomputed, the others keep their "
+                           "activations (0: all)"));
   transformerRow(form, "attention",
                  comboField("training.attention", q(names_of(kAttentionKernels)),
                             "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
@@ -195,6 +199,14 @@ QWidget* ScenarioPanel::buildParallelism() {
   transformerRow(form, "", checkField("parallelism.sequence_parallel", "sequence parallel"));
   transformerRow(form, "", checkField("parallelism.tp_comm_overlap", "TP communication overlap"));
   transformerRow(form, "", checkField("parallelism.overlap_grad_reduce", "overlap gradient reduction"));
+  transformerRow(form, "",
+                 checkField("parallelism.overlap_param_gather",
+                            "overlap parameter all-gather (ZeRO-1/2: beside the next forward pass)"));
+  transformerRow(form, "", checkField("parallelism.grad_reduce_in_bf16", "reduce gradients in bf16"));
+  transformerRow(form, "",
+                 checkField("parallelism.fp8_weight_all_gather", "FP8 weight all-gathers (precision fp8, ZeRO)"));
+  transformerRow(form, "",
+                 checkField("parallelism.fp8_tp_all_gather", "FP8 TP all-gathers (precision fp8, sequence parallel)"));
   transformerRow(form, "",
                  checkField("parallelism.fsdp_prefetch", "FSDP prefetch (ZeRO-3 all-gathers beside the compute)"));
   return box;
@@ -368,6 +380,7 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["model.preset"], model_from_preset_ ? q(s.model.name) : "config.json: " + q(s.model.name));
   showValue(fields_["model.seq_len"], QString::number(s.model.seq_len));
   showValue(fields_["training.recompute"], to_string(s.training.recompute));
+  showValue(fields_["training.recompute_layers"], QString::number(s.training.recompute_layers));
   showValue(fields_["training.attention"], to_string(s.training.attention));
   showValue(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
   showValue(fields_["training.optimizer"], to_string(s.training.optimizer));
@@ -384,6 +397,10 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["parallelism.sequence_parallel"], p.sequence_parallel ? "true" : "false");
   showValue(fields_["parallelism.tp_comm_overlap"], p.tp_comm_overlap ? "true" : "false");
   showValue(fields_["parallelism.overlap_grad_reduce"], p.overlap_grad_reduce ? "true" : "false");
+  showValue(fields_["parallelism.overlap_param_gather"], p.overlap_param_gather ? "true" : "false");
+  showValue(fields_["parallelism.grad_reduce_in_bf16"], p.grad_reduce_in_bf16 ? "true" : "false");
+  showValue(fields_["parallelism.fp8_weight_all_gather"], p.fp8_weight_all_gather ? "true" : "false");
+  showValue(fields_["parallelism.fp8_tp_all_gather"], p.fp8_tp_all_gather ? "true" : "false");
   showValue(fields_["parallelism.fsdp_prefetch"], p.fsdp_prefetch ? "true" : "false");
 }
 

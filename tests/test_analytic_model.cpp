@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analytic_model.hpp"
+#include "memory_model.hpp"
 #include "collective_model.hpp"
 #include "device_spec.hpp"
 #include "simulation.hpp"
@@ -121,6 +122,118 @@ TEST(ZeroVolume, BucketsSplitTheGradientsWithoutChangingTheirSum) {
   const double psi = small_gpt_parameters();
   EXPECT_EQ(gradient_buckets(s.parallelism, 4 * psi), int(std::ceil(4 * psi / 100e6)));
   EXPECT_DOUBLE_EQ(data_parallel_bytes(s).at(CollectiveKind::all_reduce), 4 * psi);
+}
+
+// grad_reduce_in_bf16 (Megatron-LM's --grad-reduce-in-bf16, NeMo's grad_sync_dtype: bf16): the
+// distributed optimizer's reduce-scatter carries 2 bytes a gradient, the all-gather 2 a weight.
+TEST(ZeroVolume, Bf16GradientReduceHalvesTheGradientBytes) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 1;
+  s.parallelism.grad_reduce_in_bf16 = true;
+  const auto bytes = data_parallel_bytes(s);
+  const double psi = small_gpt_parameters();
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), 2 * psi);
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), 2 * psi);
+}
+
+// overlap_param_gather: the updated weights' all-gather is issued before the first forward pass
+// and waited for after it instead of after the optimizer. The first forward pass outlasts it, so
+// the step loses only what the gather's NCCL kernels take from that pass's SMs: the iteration
+// shortens by (1 - share) x the gather's time, simulated as the analytic model says.
+TEST(ZeroVolume, OverlappedParameterGatherCostsOnlyItsShareOfTheFirstForwardPass) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 1;
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const double exposed_s = simulate(s).engine.iteration_s;
+  s.parallelism.overlap_param_gather = true;
+  const Workload w = build_workload(s, compute);
+  const std::vector<Task>& tasks = w.ranks[0].tasks;
+  const auto gather = std::find_if(tasks.begin(), tasks.end(), [](const Task& t) {
+    return t.kind == TaskKind::collective && t.collective == CollectiveKind::all_gather;
+  });
+  ASSERT_NE(gather, tasks.end());
+  EXPECT_TRUE(gather->overlapped);
+  EXPECT_EQ(gather->phase, Phase::forward);
+  EXPECT_EQ(std::count_if(tasks.begin(), gather, [](const Task& t) { return t.kind == TaskKind::compute; }), 0);
+  const double gather_s =
+      choose_collective(CollectiveKind::all_gather, {8, 1, 8}, 2 * small_gpt_parameters(), s.cluster.topology.node).time_s;
+  const double share = workload_inputs(s, compute).collective_sm_share;
+  ASSERT_GT(share, 0);
+  const double hidden_s = simulate(s).engine.iteration_s;
+  EXPECT_NEAR(exposed_s - hidden_s, (1 - share) * gather_s, 0.02 * gather_s);
+  EXPECT_NEAR(estimate_iteration(s, compute, s.cluster.topology.node).iteration_s, hidden_s, 0.02 * hidden_s);
+}
+
+// FP8 all-gathers (precision fp8): with fp8_weight_all_gather ZeRO-3 gathers the layers' weights
+// in one byte (the embedding stays bf16): per micro-batch a forward and a backward gather of
+// 8 x 12 h^2 x 1 + (32000 + 1024) h x 2 bytes, m = 2 micro-batches.
+TEST(ZeroVolume, Fp8WeightGatherMovesOneByteAWeightOfTheFp8Gemms) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.training.precision = Precision::fp8;
+  s.parallelism.zero_stage = 3;
+  s.parallelism.fp8_weight_all_gather = true;
+  const double h = 1024, layers = 8 * 12 * h * h, embedding = (32000 + 1024) * h, m = 2;
+  EXPECT_DOUBLE_EQ(data_parallel_bytes(s).at(CollectiveKind::all_gather), m * 2 * (layers * 1 + embedding * 2));
+}
+
+// Tensor-parallel bytes of one rank over an iteration, by kind and whether it is overlapped.
+std::map<std::pair<CollectiveKind, bool>, double> tensor_parallel_bytes(const Scenario& s) {
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  std::map<std::pair<CollectiveKind, bool>, double> bytes;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
+      bytes[{t.collective, t.overlapped}] += t.calls * t.bytes;
+  return bytes;
+}
+
+// Megatron's sequence parallelism, per layer and micro-batch of T tokens (T h x 2 bytes a
+// collective): forward 2 all-gathers and 2 reduce-scatters wait; backward the 2 all-gathers of
+// the row-parallel outputs' gradients wait, while the column-parallel linears' input all-gathers
+// again and their input gradients' reduce-scatters run beside their GEMMs (layers.py). Outside
+// the layers: the embedding's reduce-scatter, the LM head's all-gather forward and reduce-scatter
+// backward. With fp8_tp_all_gather the layers' all-gathers carry one byte an element.
+TEST(TensorParallelVolume, SequenceParallelHidesTheColumnLinearsBackwardCollectives) {
+  Scenario s = small_gpt(2, 1, 4);
+  s.parallelism.sequence_parallel = true;
+  const double L = 8, m = 32 / (4 * 2), th = 2 * 1024 * 1024.0;  // micro-batch 2 x seq 1024 tokens
+  for (bool fp8 : {false, true}) {
+    s.training.precision = fp8 ? Precision::fp8 : Precision::bf16;
+    s.parallelism.fp8_tp_all_gather = fp8;
+    const double gather = fp8 ? 1 : 2;
+    const auto bytes = tensor_parallel_bytes(s);
+    EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::all_gather, false}), m * (4 * L * th * gather + th * 2)) << fp8;
+    EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::all_gather, true}), m * 2 * L * th * gather) << fp8;
+    EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, false}), m * (2 * L + 2) * th * 2) << fp8;
+    EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, true}), m * 2 * L * th * 2) << fp8;
+  }
+}
+
+// recompute_layers (Megatron-LM's block method): with 4 of the 8 layers recomputed the backward
+// pass's kernels do half the extra work of recomputing all of them; the activations keep 4 layers' inputs
+// (f each) and 4 layers' whole activations (n each), plus the one layer rematerialised at a time
+// (n - f): against none, 4f + 4n + (n - f) - 8n = 3 (f - n), where recomputing all 8 saves
+// 8f + (n - f) - 8n = 7 (f - n).
+TEST(Recompute, BlockMethodRecomputesOnlyItsLayers) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.cluster.gpu = "a100-80gb-sxm";  // a clock that does not follow the step's share of matmuls (as the H100's does)
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const auto backward_s = [&](Recompute mode, int layers) {
+    s.training.recompute = mode;
+    s.training.recompute_layers = layers;
+    return workload_inputs(s, compute).backward[0].classes.kernels_s();  // kernels: launch waits aside
+  };
+  const auto activations = [&](Recompute mode, int layers) {
+    s.training.recompute = mode;
+    s.training.recompute_layers = layers;
+    return memory_of_stage(s, 0).activations_bytes;
+  };
+  const double none_s = backward_s(Recompute::none, 0), all_s = backward_s(Recompute::full, 0);
+  EXPECT_GT(all_s, none_s);
+  EXPECT_NEAR(backward_s(Recompute::full, 4) - none_s, (all_s - none_s) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(backward_s(Recompute::full, 8), all_s);  // 8 or more: every layer
+  const double none_bytes = activations(Recompute::none, 0), all_bytes = activations(Recompute::full, 0);
+  EXPECT_NEAR(activations(Recompute::full, 4) - none_bytes, 3.0 / 7 * (all_bytes - none_bytes), 1e-6 * none_bytes);
 }
 
 // The planner ranks by the analytic model; where flows do not contend (one node, or pipeline

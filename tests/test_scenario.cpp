@@ -243,7 +243,7 @@ TEST(BadScenario, UnknownTrainingKey) {
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
   EXPECT_TRUE(Contains(info.expected, "[attention, cuda_graphs, fp8_recipe, framework, global_batch, micro_batch, "
-                                      "mixed_precision, optimizer, precision, recompute]"));
+                                      "mixed_precision, optimizer, precision, recompute, recompute_layers]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 
@@ -477,6 +477,33 @@ TEST(Scenario, GpuAndTopologyOfDifferentGenerationsAreAnErrorUnlessMeant) {
     a100.replace(a100.find(roce), roce.size(), (test::source_dir() / "topologies" / twin).string());
     EXPECT_EQ(load_scenario(dir.write("c.yaml", a100 + "}\n")).cluster.topology.node.nvlink_generation, 3) << twin;
   }
+}
+
+// Options that only mean something beside another are errors without it, at the option's line.
+TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
+  test::ScratchDir dir;
+  const std::string topology = (test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml").string();
+  const auto error = [&](const std::string& training, const std::string& parallelism) {
+    const std::string text = "name: options\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4" +
+                             training + "}\nparallelism: {tp: 2, dp: 4" + parallelism +
+                             "}\ncluster: {gpu: h100-sxm, nodes: 1, topology: " + topology + "}\n";
+    return test::error_of([&] { load_scenario(dir.write("s.yaml", text)); });
+  };
+  const InputErrorInfo layers = error(", recompute: selective, recompute_layers: 4", "");
+  EXPECT_EQ(layers.line, 3);
+  EXPECT_EQ(layers.field, "training.recompute_layers");
+  EXPECT_EQ(layers.expected, "0 unless training.recompute is full");
+  EXPECT_EQ(layers.found, "4 with recompute selective");
+  const InputErrorInfo gather = error("", ", overlap_param_gather: true");
+  EXPECT_EQ(gather.line, 4);
+  EXPECT_EQ(gather.field, "parallelism.overlap_param_gather");
+  EXPECT_EQ(gather.found, "true with zero_stage 0");
+  const InputErrorInfo weights = error("", ", zero_stage: 3, fp8_weight_all_gather: true");
+  EXPECT_EQ(weights.field, "parallelism.fp8_weight_all_gather");
+  EXPECT_EQ(weights.found, "true with precision bf16 and zero_stage 3");
+  const InputErrorInfo tp = error(", precision: fp8", ", fp8_tp_all_gather: true");
+  EXPECT_EQ(tp.field, "parallelism.fp8_tp_all_gather");
+  EXPECT_EQ(tp.found, "true with precision fp8 and sequence_parallel false");
 }
 
 }  // namespace

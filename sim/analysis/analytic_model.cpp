@@ -89,7 +89,8 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
   const int m = in.micro_batches, chunks = model_chunks(p);
 
   // Per micro-batch work of each stage, and its largest single chunk pass pair.
-  std::vector<double> stage_work_s(p.pp, 0), stage_compute_s(p.pp, 0), chunk_pair_s(p.pp, 0), last_backward_s(p.pp, 0);
+  std::vector<double> stage_work_s(p.pp, 0), stage_compute_s(p.pp, 0), chunk_pair_s(p.pp, 0), last_backward_s(p.pp, 0),
+      first_forward_s(p.pp, 0);
   double fill_s = 0;  // the fill and drain path's extra passes
   for (int chunk = 0; chunk < chunks; ++chunk) {
     const int stage = stage_of_chunk(p, chunk);
@@ -106,7 +107,10 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
                             ? std::max(0.0, f.total_s + (b.total_s - w) - w)  // ZB-H1: F + B - W
                             : f.total_s + b.total_s;
     chunk_pair_s[stage] = std::max(chunk_pair_s[stage], pair);
-    if (chunk / p.pp == 0) last_backward_s[stage] = b.total_s;  // local chunk 0 runs the last backward
+    if (chunk / p.pp == 0) {
+      last_backward_s[stage] = b.total_s;  // local chunk 0 runs the last backward
+      first_forward_s[stage] = f.compute_s;  // and the first forward
+    }
   }
   const int busiest = int(std::max_element(stage_work_s.begin(), stage_work_s.end()) - stage_work_s.begin());
   // Fill and drain: one chunk pass pair of every stage but the busiest (p - 1 pairs when even).
@@ -148,6 +152,11 @@ AnalyticEstimate estimate_iteration(const Scenario& s, const ComputeModel& compu
       gather_s = collective_s({GroupRole::dp, CollectiveKind::all_gather, 1, in.parameter_bytes[stage], false}, groups, node) +
                  collective_s({GroupRole::expert_dp, CollectiveKind::all_gather, 1, in.expert_parameter_bytes[stage], false},
                               groups, node);
+    // Overlapped with the first forward pass, the gather costs what it stretches that pass by.
+    if (p.overlap_param_gather && gather_s > 0) {
+      const double pass_s = first_forward_s[stage], share = in.collective_sm_share;
+      gather_s = gather_s * (1 - share) < pass_s ? share * gather_s : gather_s - pass_s;
+    }
     end_s = std::max(end_s, pipeline_s - earlier_s + sync_s + in.optimizer_s[stage] + gather_s);
     if (stage == busiest) e.exposed_communication_s = sync_s + gather_s;
   }

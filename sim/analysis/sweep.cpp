@@ -168,6 +168,7 @@ void replan(Scenario& s, int gpus) {
   s.parallelism = best.parallelism;
   s.training.micro_batch = best.training.micro_batch;
   s.training.recompute = best.training.recompute;
+  s.training.recompute_layers = best.training.recompute_layers;
   s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
 }
 
@@ -189,10 +190,15 @@ std::vector<FieldOverride> layout_overrides(const Scenario& s) {
           {"parallelism.tp_comm_overlap", flag(p.tp_comm_overlap)},
           {"parallelism.zero_stage", std::to_string(p.zero_stage)},
           {"parallelism.overlap_grad_reduce", flag(p.overlap_grad_reduce)},
+          {"parallelism.overlap_param_gather", flag(p.overlap_param_gather)},
+          {"parallelism.grad_reduce_in_bf16", flag(p.grad_reduce_in_bf16)},
+          {"parallelism.fp8_weight_all_gather", flag(p.fp8_weight_all_gather)},
+          {"parallelism.fp8_tp_all_gather", flag(p.fp8_tp_all_gather)},
           {"parallelism.fsdp_prefetch", flag(p.fsdp_prefetch)},
           {"parallelism.bucket_mb", fmt::format("{}", p.bucket_mb)},
           {"training.micro_batch", std::to_string(s.training.micro_batch)},
           {"training.recompute", to_string(s.training.recompute)},
+          {"training.recompute_layers", std::to_string(s.training.recompute_layers)},
           {"cluster.nodes", std::to_string(s.cluster.nodes)}};
 }
 

@@ -439,6 +439,25 @@ void complete(const ResolvedScenario& resolved, SimulationResult& result) {
 
 }  // namespace
 
+struct StartedSimulation::Child {
+  ChildSimulation simulation;
+};
+
+StartedSimulation::StartedSimulation(ResolvedScenario scenario, SimulationOptions options, int at_once)
+    : scenario_(std::move(scenario)), options_(std::move(options)) {
+  child_ = std::make_unique<Child>(Child{ChildSimulation(scenario_.scenario.name, simulation_body(scenario_, options_),
+                                                         bool(options_.on_progress), at_once)});
+}
+
+StartedSimulation::StartedSimulation(StartedSimulation&&) noexcept = default;
+StartedSimulation::~StartedSimulation() = default;
+
+SimulationResult StartedSimulation::finish() {
+  SimulationResult result = child_->simulation.finish(options_.cancel, options_.on_progress);
+  complete(scenario_, result);
+  return result;
+}
+
 SimulationResult simulate(const ResolvedScenario& resolved, const SimulationOptions& options) {
   const bool progress = bool(options.on_progress);
   SimulationResult result = ChildSimulation(resolved.scenario.name, simulation_body(resolved, options), progress)

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -56,6 +57,27 @@ struct SimulationResult {
 SimulationResult simulate(const ResolvedScenario& scenario, const SimulationOptions& options = {});
 // The same after resolve_scenario(scenario), which throws InputError for a bad calibration file.
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
+
+// simulate in two halves: the constructor forks the child, finish() (on any thread, once) waits
+// for it as simulate does. The child of a process with threads may only rely on what no other
+// thread held at the fork: a program with threads (the GUI) forks on the thread that touches the C
+// library's shared state (its UI thread, where static objects get their exit handlers) and waits
+// on another. `at_once`: simulations started beside this one, each child given that share of the
+// memory budget.
+class StartedSimulation {
+ public:
+  StartedSimulation(ResolvedScenario scenario, SimulationOptions options, int at_once = 1);
+  StartedSimulation(StartedSimulation&&) noexcept;
+  ~StartedSimulation();
+  SimulationResult finish();
+  const ResolvedScenario& scenario() const { return scenario_; }
+
+ private:
+  struct Child;
+  ResolvedScenario scenario_;  // what the child was forked with, for the result's provenance
+  SimulationOptions options_;
+  std::unique_ptr<Child> child_;
+};
 
 // Several scenarios, up to `parallel` child processes at a time (one per core is the useful
 // maximum). Each result is a value or the message of the error its simulation raised.

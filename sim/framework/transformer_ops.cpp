@@ -1,5 +1,7 @@
 #include "transformer_ops.hpp"
 
+#include <algorithm>
+
 #include "framework_kernels.hpp"
 
 namespace dtsim {
@@ -141,6 +143,10 @@ double gradient_element_bytes(Precision p) {
   return p == Precision::fp16 ? 2 : 4;
 }
 
+double gradient_element_bytes(const Scenario& s) {
+  return s.parallelism.grad_reduce_in_bf16 ? 2 : gradient_element_bytes(s.training.precision);
+}
+
 double sum_flops(const std::vector<Operator>& ops) {
   double f = 0;
   for (const Operator& op : ops) f += op.flops;
@@ -156,7 +162,12 @@ double iteration_flops(const Scenario& s, bool with_recompute) {
     r.attention = AttentionKernel::unfused;  // and the whole score matrix, as the formula does
   }
   double per_micro_batch_rank = s.model.layers * (sum_flops(layer_forward_ops(r)) + sum_flops(layer_backward_ops(r)));
-  if (with_recompute) per_micro_batch_rank += s.model.layers * sum_flops(layer_recompute_ops(r, s.training.recompute));
+  // Recomputed layers: each chunk's share, the chunks of an even split.
+  const int chunks = std::max(1, s.parallelism.pp * s.parallelism.virtual_stages);
+  const double recomputed = double(chunks) * recomputed_layers(s.training, std::max(1, s.model.layers / chunks));
+  if (with_recompute)
+    per_micro_batch_rank +=
+        std::min(recomputed, double(s.model.layers)) * sum_flops(layer_recompute_ops(r, s.training.recompute));
   per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
   // Per rank the shapes are 1/tp of the model and 1/cp of the sequence; tp x cp ranks together
   // do one micro-batch's work.

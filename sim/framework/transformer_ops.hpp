@@ -60,6 +60,9 @@ int tp_allreduces_per_layer_recompute(Recompute mode);
 
 // Bytes per gradient element in the data-parallel all-reduce (Megatron reduces bf16 grads in fp32).
 double gradient_element_bytes(Precision p);
+// The scenario's gradient element, in its buffer and on the wire: the above, or 2 with
+// parallelism.grad_reduce_in_bf16 (Megatron-LM then keeps the gradient buffer in bf16 too).
+double gradient_element_bytes(const Scenario& s);
 
 double sum_flops(const std::vector<Operator>& ops);
 

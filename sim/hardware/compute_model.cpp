@@ -7,10 +7,11 @@
 namespace dtsim {
 
 ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
-                           MeasuredEfficiencies measured, MemoryAccessScales access_scales)
+                           MeasuredEfficiencies measured, MemoryAccessScales access_scales, Fp8Recipe fp8_recipe)
     : device_(&device),
       peak_flops_(device.peak_flops(precision)),
       non_gemm_peak_flops_(device.peak_flops(working_precision(precision))),
+      fp8_gemm_share_(precision == Precision::fp8 ? device.fp8_gemm_share(fp8_recipe) : 1),
       eff_(efficiencies),
       measured_(std::move(measured)),
       access_scales_(access_scales) {}
@@ -44,6 +45,7 @@ double ComputeModel::time_s(const Operator& op) const {
     e.compute *= device_->sustained_tensor_scale;
   }
   const bool low_precision = op.kind == OperatorKind::gemm && !op.working_precision_gemm;
+  if (low_precision && curve.empty()) e.compute *= fp8_gemm_share_;
   const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization * tensor_clock_) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;

@@ -15,7 +15,9 @@
 // the HBM bandwidth ratio.
 // Only the transformer layers' dense GEMMs run in FP8 when training in fp8 (Transformer Engine's
 // recipe: attention and everything else stay bf16), so other kinds, and GEMMs marked as kept in
-// the working precision (the LM head), use the bf16 peak then.
+// the working precision (the LM head), use the bf16 peak then. The FP8 GEMMs reach their recipe's
+// measured share of the rate the bf16 efficiency gives at the FP8 peak (DeviceSpec::fp8_gemm_share),
+// unless a calibration measured them.
 #include <array>
 #include <cstddef>
 
@@ -95,7 +97,8 @@ class ComputeModel {
   // `access_scales`: per memory access pattern, how this GPU's shares compare with the H100's the
   // patterns were measured on (measured_access_scales of a calibration; 1 unmeasured).
   ComputeModel(const DeviceSpec& device, Precision precision, EfficiencyTable efficiencies,
-               MeasuredEfficiencies measured = {}, MemoryAccessScales access_scales = uniform_access_scales(1));
+               MeasuredEfficiencies measured = {}, MemoryAccessScales access_scales = uniform_access_scales(1),
+               Fp8Recipe fp8_recipe = Fp8Recipe::delayed);
 
   double time_s(const Operator& op) const;
   // The same model with the tensor cores (GEMMs, attention) at `clock` of their rate: a GPU held
@@ -113,6 +116,7 @@ class ComputeModel {
   const DeviceSpec* device_;  // a datasheet entry (device_spec.cpp), never null
   double peak_flops_;
   double non_gemm_peak_flops_;  // attention's batched GEMMs: bf16 when training in fp8
+  double fp8_gemm_share_ = 1;   // of the FP8 GEMMs' rate; 1 unless training in fp8
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;
   double tensor_clock_ = 1;

@@ -13,6 +13,8 @@ constexpr double T = 1e12;
 constexpr double GB = 1e9;
 // HBM capacity as the driver reports it (nvidia-smi "Total", MiB): the "80GB" parts hold 80 GiB.
 constexpr double MiB = 1024.0 * 1024.0;
+// FP8 GEMMs against twice the bf16 rate on the H100 SXM (its entry below says how they were measured).
+constexpr double kFp8GemmShareTensorwise = 0.834, kFp8GemmShareRowwise = 0.804;
 
 // What each part draws and how it reaches its host.
 // Maximum board power (TDP), W, from each part's datasheet: A100 SXM 400 (NVIDIA A100 datasheet,
@@ -63,8 +65,13 @@ const std::vector<DeviceSpec>& all_devices() {
       // 0.80 (a GEMM back to back) predicts 5% more time; an 8192^3 GEMM run back to back for 8 s
       // settles at 674 TFLOP/s (median of 28 windows; SM clock 1980 -> ~1335 MHz at 700 W), 0.81 of
       // the 831 TFLOP/s the in-step rate gives that shape.
+      // FP8 GEMMs (torch._scaled_mm, e4m3, the same machine, tests/data/h100-2026-11-26/
+      // microbenchmarks.jsonl, kinds gemm_fp8 and gemm_bf16): at 8 training shapes of 2.4e11 to 8.8e12
+      // FLOP, per-tensor scales reached 0.635-0.937 of twice the bf16 rate measured at the same shape,
+      // median 0.834 (8192^3: 1298 TFLOP/s against 778 for bf16); per-row scales 0.650-0.867, median
+      // 0.804. The medians are kFp8GemmShareTensorwise and kFp8GemmShareRowwise.
       {"h100-sxm", "NVIDIA H100 SXM5 80GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 67 * T, 81559 * MiB, 3350 * GB,
-       450 * GB, 90, 132, 1, 0.84, 0.81},
+       450 * GB, 90, 132, 1, 0.84, 0.81, kFp8GemmShareTensorwise, kFp8GemmShareRowwise},
       // Meta's Grand Teton H100 (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md,
       // Hardware): 96GB HBM2e at 2.4 TB/s peak, run at its default 500 W power limit; the H100 SXM5's
       // tensor cores, CUDA cores and NVLink 4. At 500 W a bf16 8192^3 GEMM runs at 585.23 TFLOP/s
@@ -72,15 +79,17 @@ const std::vector<DeviceSpec>& all_devices() {
       // SXM5 runs it at 797.5 (zzc0721/torch-performance-test-data issue 79, PyTorch 2.7; the
       // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate. Capacity: the nominal
       // 96 GiB (the driver's figure for this part is not published).
-      // The H100 SXM's in-step GEMM rate and its fall under load (measured above) apply to its die.
+      // The H100 SXM's in-step GEMM rate, its fall under load and its FP8 GEMMs' shares (measured
+      // above) apply to its die.
       {"h100-96gb-500w", "NVIDIA H100 96GB HBM2e at 500 W (Grand Teton)", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T,
-       67 * T, 96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5, 0.84, 0.81},
+       67 * T, 96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5, 0.84, 0.81, kFp8GemmShareTensorwise,
+       kFp8GemmShareRowwise},
       // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM (FP32 67);
       // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional. The H100 SXM5's 132 SMs.
-      // The H100 SXM's in-step GEMM rate and its fall under load (measured above): the same die at
-      // the same 700 W.
+      // The H100 SXM's in-step GEMM rate, its fall under load and its FP8 GEMMs' shares (measured
+      // above): the same die at the same 700 W.
       {"h200-sxm", "NVIDIA H200 SXM 141GB", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T, 67 * T, 143771 * MiB,
-       4800 * GB, 450 * GB, 90, 132, 1, 0.84, 0.81},
+       4800 * GB, 450 * GB, 90, 132, 1, 0.84, 0.81, kFp8GemmShareTensorwise, kFp8GemmShareRowwise},
       // NVIDIA DGX B200 datasheet (per GPU = system / 8; sparse figures halved): FP8 72 PFLOP/s
       // training per system -> 4.5 PFLOP/s dense FP8, 2.25 PFLOP/s dense BF16/FP16, 1.1 PFLOP/s
       // dense TF32; 1,440 GB HBM3e at 64 TB/s -> 180 GB at 8 TB/s; NVLink5 1.8 TB/s bidirectional.

@@ -35,6 +35,12 @@ struct DeviceSpec {
   // matmuls and nothing else, its clock lowered by its power limit, as a fraction of that in-step
   // rate. tensor_clock() says how a step between the two is priced.
   double tensor_clock_under_load = 1;
+  // Measured by this project (1: not measured): what an FP8 GEMM reaches of twice the bf16 GEMM's
+  // rate at the same shape (the FP8 peak is twice the bf16 one), with per-tensor scales (cuBLASLt:
+  // Transformer Engine's delayed scaling, torchao's tensorwise) and with per-row scales (PyTorch's
+  // CUTLASS rowwise kernel). fp8_gemm_share() picks one for a recipe.
+  double fp8_gemm_share_tensorwise = 1;
+  double fp8_gemm_share_rowwise = 1;
   // The board's maximum power (TDP) from its datasheet, W: what it draws through a training run,
   // which keeps it near its power limit (kHostSide in device_spec.cpp; 0: not known).
   double board_power_w = 0;
@@ -54,6 +60,11 @@ struct DeviceSpec {
   int nvlink_generation() const;
 
   double peak_flops(Precision p) const;
+  // fp8_gemm_share_rowwise for rowwise scales, else the per-tensor figure: blockwise and mxfp8 were
+  // not measured and are taken at it.
+  double fp8_gemm_share(Fp8Recipe r) const {
+    return r == Fp8Recipe::rowwise ? fp8_gemm_share_rowwise : fp8_gemm_share_tensorwise;
+  }
   // The clock factor on the tensor-core rate of a step whose GPU time is `tensor_share` matmuls
   // and attention: 1 up to the largest share in_step_gemm_efficiency was measured at
   // (kInStepTensorShare), tensor_clock_under_load at 1, linear between.

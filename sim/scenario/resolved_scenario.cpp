@@ -91,6 +91,14 @@ std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
                                           d.in_step_gemm_efficiency, d.tensor_clock_under_load, note)
                             : fmt::format("datasheet default: {:.2f} of the peak{}",
                                           default_efficiencies()[OperatorKind::gemm].compute, note));
+  if (s.training.precision == Precision::fp8) {
+    const double share = d.fp8_gemm_share(s.training.fp8_recipe);
+    line("fp8 gemm", share < 1 ? fmt::format("{} scales measured on an H100 SXM, 2026-11-26: {:.3f} of twice the bf16 "
+                                             "rate at the same shape{}",
+                                             s.training.fp8_recipe == Fp8Recipe::rowwise ? "per-row" : "per-tensor",
+                                             share, note)
+                               : "not measured: the bf16 share of the FP8 peak" + note);
+  }
   line("attention_gemm", d.sm_arch >= 90 ? "cuDNN and FlashAttention curves measured on an H100 SXM, 2026-11-26" + note
                                          : "FlashAttention-2's published A100 curves" + note);
   line("elementwise", fmt::format("access patterns measured on an H100 SXM, as shares of this GPU's {:.0f} GB/s{}",
@@ -103,6 +111,7 @@ std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
 
 bool same_resolution(const Scenario& a, const Scenario& b) {
   return a.cluster.gpu == b.cluster.gpu && a.training.precision == b.training.precision &&
+         a.training.fp8_recipe == b.training.fp8_recipe &&
          a.calibration_file == b.calibration_file && a.cluster.topology_file == b.cluster.topology_file &&
          a.cluster.topology.name == b.cluster.topology.name && a.cluster.topology.node == b.cluster.topology.node;
 }
@@ -113,14 +122,15 @@ ResolvedScenario resolve_scenario(const Scenario& s) {
   const DeviceSpec& device = *find_device(s.cluster.gpu);
   const EfficiencyTable defaults = default_efficiencies(device);
   if (!s.calibration_file)
-    return {s, ComputeModel(device, s.training.precision, defaults), s.cluster.topology,
-            default_provenance(s, device)};
+    return {s,
+            ComputeModel(device, s.training.precision, defaults, {}, uniform_access_scales(1), s.training.fp8_recipe),
+            s.cluster.topology, default_provenance(s, device)};
   const Calibration c = load_calibration(*s.calibration_file, defaults);
   TopologySpec topology = s.cluster.topology;
   topology.node = node_with(s, c);
   return {s,
           ComputeModel(device, s.training.precision, c.efficiencies, measured_efficiencies(c, s.training.precision),
-                       measured_access_scales(c)),
+                       measured_access_scales(c), s.training.fp8_recipe),
           std::move(topology), provenance(s, c, defaults)};
 }
 

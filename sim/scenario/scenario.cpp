@@ -1,5 +1,7 @@
 #include "scenario.hpp"
 
+#include <algorithm>
+
 namespace dtsim {
 
 const char* to_string(Recompute r) {
@@ -34,6 +36,11 @@ MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage)
   if (t.mixed_precision != MixedPrecision::automatic) return t.mixed_precision;
   if (t.framework == Framework::megatron || zero_stage >= 3) return MixedPrecision::master_weights;
   return MixedPrecision::autocast;
+}
+
+int recomputed_layers(const TrainingConfig& t, int layers) {
+  if (t.recompute != Recompute::full || t.recompute_layers <= 0) return layers;
+  return std::min(layers, t.recompute_layers);
 }
 
 const char* to_string(OptimizerKernels k) {

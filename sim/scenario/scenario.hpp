@@ -61,6 +61,10 @@ struct TrainingConfig {
   int micro_batch = 1;   // sequences per micro-batch
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  // With recompute full: the layers of each model chunk that are recomputed, the others keeping
+  // their activations (Megatron-LM's --recompute-method block --recompute-num-layers; TorchTitan's
+  // selective layer checkpointing of every k-th layer recomputes layers / k); 0: all of them.
+  int recompute_layers = 0;
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
   OptimizerKernels optimizer = OptimizerKernels::fused;
@@ -85,6 +89,19 @@ struct ParallelismConfig {
   bool tp_comm_overlap = false;    // TP collectives hidden behind the GEMMs next to them
   int zero_stage = 0;              // 0: DDP all-reduce; 1: sharded optimizer; 2: + grads; 3: + params
   bool overlap_grad_reduce = false;  // gradient buckets reduced during the last backward pass
+  // ZeRO-1/2: the updated weights' all-gather runs beside the next iteration's first forward pass
+  // instead of after the optimizer (Megatron-LM's --overlap-param-gather, NeMo's overlap_param_sync).
+  bool overlap_param_gather = false;
+  // Data-parallel gradient reduction in bf16 instead of fp32 (Megatron-LM's --grad-reduce-in-bf16,
+  // NeMo's grad_sync_dtype: bf16): half the bytes on the wire.
+  bool grad_reduce_in_bf16 = false;
+  // With precision fp8: the FP8 GEMMs' weights all-gathered (ZeRO) in FP8, one byte each (torchao's
+  // enable_fsdp_float8_all_gather, Transformer Engine's fp8 parameters).
+  bool fp8_weight_all_gather = false;
+  // With precision fp8 and sequence parallelism: the tensor-parallel all-gathers (inputs forward,
+  // output gradients backward) in FP8, cast before the gather (torchao's Float8 TP styles); the
+  // reduce-scatters stay bf16.
+  bool fp8_tp_all_gather = false;
   bool fsdp_prefetch = true;         // ZeRO-3: weights all-gathered ahead, beside the compute
   double bucket_mb = 25;             // gradient bucket, MB (1e6 B); PyTorch DDP's bucket_cap_mb
 };
@@ -185,6 +202,9 @@ const char* to_string(Framework f);
 const char* to_string(MixedPrecision m);
 // `automatic` resolved as MixedPrecision says, for a scenario's framework and ZeRO stage.
 MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage);
+// Of a model chunk's `layers`, how many run their recompute ops in the backward pass: all of them
+// but with recompute full and recompute_layers fewer than them, that many.
+int recomputed_layers(const TrainingConfig& t, int layers);
 const char* to_string(OptimizerKernels k);
 const char* to_string(PipelineScheduleKind k);
 

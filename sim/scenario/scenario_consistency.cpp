@@ -135,11 +135,30 @@ void check_schedule(const Scenario& s, const Fail& fail) {
          std::to_string(s.training.global_batch));
 }
 
+void check_recompute(const Scenario& s, const Fail& fail) {
+  const TrainingConfig& t = s.training;
+  if (t.recompute_layers > 0 && t.recompute != Recompute::full)
+    fail("training.recompute_layers", "0 unless training.recompute is full",
+         fmt::format("{} with recompute {}", t.recompute_layers, to_string(t.recompute)));
+}
+
 void check_data_parallel_options(const Scenario& s, const Fail& fail) {
   const ParallelismConfig& p = s.parallelism;
   if (p.zero_stage < 0 || p.zero_stage > 3)
     fail("parallelism.zero_stage", "0, 1, 2 or 3", std::to_string(p.zero_stage));
   if (!(p.bucket_mb > 0)) fail("parallelism.bucket_mb", "a number > 0", fmt::format("{}", p.bucket_mb));
+  // Only a sharded optimizer gathers the updated weights (Megatron-LM requires its distributed one).
+  if (p.overlap_param_gather && p.zero_stage != 1 && p.zero_stage != 2)
+    fail("parallelism.overlap_param_gather", "false unless parallelism.zero_stage is 1 or 2",
+         fmt::format("true with zero_stage {}", p.zero_stage));
+  const bool fp8 = s.training.precision == Precision::fp8;
+  if (p.fp8_weight_all_gather && (!fp8 || p.zero_stage == 0))
+    fail("parallelism.fp8_weight_all_gather", "false unless training.precision is fp8 and parallelism.zero_stage >= 1",
+         fmt::format("true with precision {} and zero_stage {}", to_string(s.training.precision), p.zero_stage));
+  if (p.fp8_tp_all_gather && (!fp8 || !p.sequence_parallel))
+    fail("parallelism.fp8_tp_all_gather", "false unless training.precision is fp8 and parallelism.sequence_parallel",
+         fmt::format("true with precision {} and sequence_parallel {}", to_string(s.training.precision),
+                     p.sequence_parallel));
 }
 
 // Context parallelism splits every sequence into 2*cp chunks (two per rank, so that causal
@@ -353,6 +372,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   }
   check_batch_split(s, fail);
   check_schedule(s, fail);
+  check_recompute(s, fail);
   check_data_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);
   check_device(s, fail);

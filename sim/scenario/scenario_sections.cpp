@@ -97,14 +97,15 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
                                      Framework framework) {
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
-                       {"global_batch", "micro_batch", "precision", "recompute", "attention", "fp8_recipe",
-                        "optimizer", "cuda_graphs", "framework", "mixed_precision"});
+                       {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
+                        "fp8_recipe", "optimizer", "cuda_graphs", "framework", "mixed_precision"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
 
   t.precision = read_choice(f, training, at, "precision", kPrecisions, Precision::bf16);
   t.recompute = read_choice(f, training, at, "recompute", kRecomputeModes, Recompute::none);
+  if (f.has(training, "recompute_layers")) t.recompute_layers = f.non_negative_int(training, at, "recompute_layers");
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
   t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
@@ -122,7 +123,8 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   f.require_known_keys(par, at,
                        {"tp", "pp", "dp", "cp", "ep", "schedule", "virtual_stages", "first_stage_layers",
                         "last_stage_layers", "sequence_parallel", "tp_comm_overlap", "zero_stage",
-                        "overlap_grad_reduce", "bucket_mb", "fsdp_prefetch"});
+                        "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_in_bf16", "fp8_weight_all_gather",
+                        "fp8_tp_all_gather", "bucket_mb", "fsdp_prefetch"});
   p.tp = f.positive_int_or(par, at, "tp", 1);
   p.pp = f.positive_int_or(par, at, "pp", 1);
   p.dp = f.positive_int_or(par, at, "dp", 1);
@@ -138,6 +140,10 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   p.tp_comm_overlap = f.boolean_or(par, at, "tp_comm_overlap", false);
   if (f.has(par, "zero_stage")) p.zero_stage = f.non_negative_int(par, at, "zero_stage");
   p.overlap_grad_reduce = f.boolean_or(par, at, "overlap_grad_reduce", false);
+  p.overlap_param_gather = f.boolean_or(par, at, "overlap_param_gather", false);
+  p.grad_reduce_in_bf16 = f.boolean_or(par, at, "grad_reduce_in_bf16", false);
+  p.fp8_weight_all_gather = f.boolean_or(par, at, "fp8_weight_all_gather", false);
+  p.fp8_tp_all_gather = f.boolean_or(par, at, "fp8_tp_all_gather", false);
   if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
   p.fsdp_prefetch = f.boolean_or(par, at, "fsdp_prefetch", true);
   return p;

@@ -183,7 +183,7 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
   const RankShape rank = rank_shape(s);
   // Under autocast the weights are the fp32 master weights (their bf16 casts are activations), and
   // the optimizer holds Adam's m and v.
-  const double weight_b = rank.autocast ? 4 : working_element_bytes(s), grad_b = gradient_element_bytes(precision);
+  const double weight_b = rank.autocast ? 4 : working_element_bytes(s), grad_b = gradient_element_bytes(s);
   const double optimizer_b = rank.autocast ? 8 : optimizer_state_bytes_per_parameter(precision);
   const int zero = par.zero_stage;
 
@@ -203,9 +203,11 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
 
   // Activations of the chunk-passes in flight.
   const std::vector<int> passes = chunk_passes_in_flight(s, stage);
-  const double per_layer = activation_bytes_per_layer(s);
+  const double per_layer = activation_bytes_per_layer(s), kept_layer = activation_bytes_per_layer(s, Recompute::none);
   for (int k = 0; k < int(passes.size()); ++k) {
-    out.activations_bytes += passes[k] * layers_in_chunk(s, stage + k * par.pp) * per_layer;
+    const int chunk_layers = layers_in_chunk(s, stage + k * par.pp);
+    const int recomputed = recomputed_layers(s.training, chunk_layers);
+    out.activations_bytes += passes[k] * (recomputed * per_layer + (chunk_layers - recomputed) * kept_layer);
     out.chunk_passes_in_flight += passes[k];
   }
   // Every micro-batch goes through chunk 0 first and leaves it last.

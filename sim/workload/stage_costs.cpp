@@ -47,9 +47,46 @@ void add(StagePass& pass, GroupRole group, CollectiveKind kind, int calls, doubl
   pass.collectives.push_back({group, kind, calls, bytes, overlapped});
 }
 
+// One all-gather of `params` weights, `embedding` of them the embedding and LM head: in the
+// working precision, or with fp8_weight_all_gather one byte for the FP8 GEMMs' weights.
+double weight_gather_bytes(const Scenario& s, double params, double embedding, double elem_bytes) {
+  if (!s.parallelism.fp8_weight_all_gather) return params * elem_bytes;
+  return (params - embedding) * element_bytes(Precision::fp8) + embedding * elem_bytes;
+}
+
+// A tensor-parallel all-gather of `bytes` of activations (or their gradients): FP8 with fp8_tp_all_gather.
+double tp_gather_bytes(const Scenario& s, const RankShape& r, double bytes) {
+  return s.parallelism.fp8_tp_all_gather ? bytes * element_bytes(Precision::fp8) / r.elem_bytes : bytes;
+}
+
 struct ChunkPasses {
   StagePass forward, backward, backward_weight;
 };
+
+// Megatron's sequence parallelism (megatron/core/tensor_parallel/layers.py,
+// LinearWithGradAccumulationAndAsyncCommunication.backward, since it came in 2022) hides the
+// column-parallel linears' (QKV, MLP up) backward collectives behind their own GEMMs even without
+// tp_comm_overlap: the input gradient's reduce-scatter runs beside the weight-gradient GEMM, and
+// the sequence-sharded input's all-gather again (the weight gradient needs it whole) beside the
+// input-gradient GEMM. Only the all-gathers of the gradients entering the row-parallel outputs
+// wait. (Without sequence parallelism Megatron-LM has overlapped the input gradient's all-reduce
+// with the weight-gradient GEMM since 2021-09, after the SC21 runs: not modelled, all-reduces wait.)
+void add_megatron_sequence_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
+  const bool overlap = s.parallelism.tp_comm_overlap;
+  const double bytes = tp_allreduce_bytes(r);
+  const int recomputed = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
+  const int forward_calls = kTpAllReducesPerLayerForward * layers, recompute = kTpAllReducesPerLayerForward * recomputed;
+  const int column_calls = kTpAllReducesPerLayerBackward * layers;
+  const double gather = tp_gather_bytes(s, r, bytes);
+  for (const auto& [kind, size] :
+       {std::pair{CollectiveKind::all_gather, gather}, {CollectiveKind::reduce_scatter, bytes}}) {
+    add(c.forward, GroupRole::tp, kind, forward_calls, size, overlap);
+    add(c.backward, GroupRole::tp, kind, recompute, size, overlap);
+  }
+  add(c.backward, GroupRole::tp, CollectiveKind::all_gather, column_calls, gather, overlap);  // row-parallel outputs
+  add(c.backward, GroupRole::tp, CollectiveKind::all_gather, column_calls, gather, true);     // inputs again
+  add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, column_calls, bytes, true);
+}
 
 // Tensor parallelism: per layer 2 all-reduces of the activation in each direction (after the
 // attention projection and the MLP; their input gradients in backward), or with sequence
@@ -57,15 +94,19 @@ struct ChunkPasses {
 // forward's.
 void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   if (s.parallelism.tp <= 1) return;
+  if (s.training.framework == Framework::megatron && r.sequence_parallel)
+    return add_megatron_sequence_parallel(c, s, r, layers);
   const bool overlap = s.parallelism.tp_comm_overlap;
   const double bytes = tp_allreduce_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? 1 : 0;
+  const int recompute = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
   const int forward_calls = kTpAllReducesPerLayerForward * layers;
-  const int backward_calls = kTpAllReducesPerLayerBackward * layers + recompute * forward_calls;
+  const int backward_calls = kTpAllReducesPerLayerBackward * layers + kTpAllReducesPerLayerForward * recompute;
   if (r.sequence_parallel) {
-    for (CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      add(c.forward, GroupRole::tp, kind, forward_calls, bytes, overlap);
-      add(c.backward, GroupRole::tp, kind, backward_calls, bytes, overlap);
+    const double gather = tp_gather_bytes(s, r, bytes);
+    for (const auto& [kind, size] :
+         {std::pair{CollectiveKind::all_gather, gather}, {CollectiveKind::reduce_scatter, bytes}}) {
+      add(c.forward, GroupRole::tp, kind, forward_calls, size, overlap);
+      add(c.backward, GroupRole::tp, kind, backward_calls, size, overlap);
     }
   } else {
     add(c.forward, GroupRole::tp, CollectiveKind::all_reduce, forward_calls, bytes, overlap);
@@ -78,7 +119,7 @@ void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 void add_context_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   if (s.parallelism.cp <= 1) return;
   const double bytes = cp_kv_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? layers : 0;
+  const int recompute = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
   add(c.forward, GroupRole::cp, CollectiveKind::all_gather, layers, bytes, true);
   add(c.backward, GroupRole::cp, CollectiveKind::all_gather, recompute, bytes, true);
   add(c.backward, GroupRole::cp, CollectiveKind::reduce_scatter, layers, bytes, true);
@@ -88,7 +129,7 @@ void add_context_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r,
 void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   if (!s.model.moe.enabled() || s.parallelism.ep <= 1) return;
   const double bytes = ep_all_to_all_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? 2 * layers : 0;
+  const int recompute = s.training.recompute == Recompute::full ? 2 * recomputed_layers(s.training, layers) : 0;
   add(c.forward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers, bytes, false);
   add(c.backward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers + recompute, bytes, false);
 }
@@ -99,12 +140,15 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
-  const double grad_bytes = gradient_element_bytes(s.training.precision);
+  const double grad_bytes = gradient_element_bytes(s);
+  const double embedding[] = {params.embedding, 0};
   const std::pair<GroupRole, double> parts[] = {{GroupRole::dp, params.dense}, {GroupRole::expert_dp, params.expert}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
-  for (const auto& [group, count] : parts) {
-    add(c.forward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
-    add(c.backward, group, CollectiveKind::all_gather, 1, count * r.elem_bytes, prefetch);
+  for (int i = 0; i < 2; ++i) {
+    const auto& [group, count] = parts[i];
+    const double gathered = weight_gather_bytes(s, count, embedding[i], r.elem_bytes);
+    add(c.forward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
+    add(c.backward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
   }
 }
@@ -115,7 +159,7 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
   const double host_s = host_launch_s(s.training);
   ChunkPasses c;
   add(c.forward, layer_forward_ops(r), compute, host_s, layers);
-  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, host_s, layers);
+  add(c.backward, layer_recompute_ops(r, s.training.recompute), compute, host_s, recomputed_layers(s.training, layers));
   add(c.backward, layer_backward_ops(r), compute, host_s, layers);
   add(c.backward_weight, layer_backward_weight_ops(r), compute, host_s, layers);
   add_tensor_parallel(c, s, r, layers);
@@ -168,15 +212,15 @@ WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
     in.backward_weight.push_back(c.backward_weight);
   }
 
-  const double grad_bytes = gradient_element_bytes(s.training.precision);
+  const double grad_bytes = gradient_element_bytes(s);
   const double dense_shards = p.zero_stage >= 1 ? double(p.dp) * p.cp : 1.0;
   const double expert_shards = p.zero_stage >= 1 ? double(p.dp / p.ep) * p.cp : 1.0;
   for (int stage = 0; stage < p.pp; ++stage) {
     const StageParameters params = stage_parameters_per_rank(s, stage);
     in.gradient_bytes.push_back(params.dense * grad_bytes);
     in.expert_gradient_bytes.push_back(params.expert * grad_bytes);
-    in.parameter_bytes.push_back(params.dense * r.elem_bytes);
-    in.expert_parameter_bytes.push_back(params.expert * r.elem_bytes);
+    in.parameter_bytes.push_back(weight_gather_bytes(s, params.dense, params.embedding, r.elem_bytes));
+    in.expert_parameter_bytes.push_back(weight_gather_bytes(s, params.expert, 0, r.elem_bytes));
     const double updated = params.dense / dense_shards + params.expert / expert_shards;
     KernelClassTimes step = launched_pass(optimizer_step_ops(s, updated), compute, host_launch_s(s.training));
     step.launch_s += step_overhead_s(s.training);

@@ -42,8 +42,9 @@ StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk) {
     out.dense = layers * (attention + matrices_per_mlp * h * m.ffn_hidden) / tp;
   }
   const double embedding = double(m.vocab) * h / tp;
-  if (chunk == 0) out.dense += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
-  if (chunk == model_chunks(p) - 1 && p.pp > 1) out.dense += embedding;  // tied LM head kept on the last stage
+  if (chunk == 0) out.embedding += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
+  if (chunk == model_chunks(p) - 1 && p.pp > 1) out.embedding += embedding;  // tied LM head kept on the last stage
+  out.dense += out.embedding;
   return out;
 }
 
@@ -53,6 +54,7 @@ StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
     const StageParameters c = chunk_parameters_per_rank(s, chunk);
     sum.dense += c.dense;
     sum.expert += c.expert;
+    sum.embedding += c.embedding;
   }
   return sum;
 }

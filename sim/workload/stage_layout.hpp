@@ -17,6 +17,7 @@ int layers_on_stage(const Scenario& s, int stage);
 struct StageParameters {
   double dense = 0;
   double expert = 0;
+  double embedding = 0;  // of dense: the embedding and LM head, never FP8 GEMM weights
   double total() const { return dense + expert; }
 };
 StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk);

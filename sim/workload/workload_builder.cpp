@@ -78,7 +78,9 @@ class GroupIndex {
 
 double at(const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : 0.0; }
 const StagePass& pass_at(const std::vector<StagePass>& v, size_t i) {
-  static const StagePass kNone;
+  // Never destroyed: no exit handler to register, which a forked simulation child could not do
+  // while another thread of its parent held the exit handlers' lock at the fork.
+  static const StagePass& kNone = *new StagePass;
   return i < v.size() ? v[i] : kNone;
 }
 
@@ -89,6 +91,10 @@ class ProgramBuilder {
 
   RankProgram build(const std::vector<PipelineStep>& steps) {
     prog_.stage = c_.stage;
+    // The last iteration's weights, gathered beside this one's first forward pass and waited for
+    // at its end (steady state: the same all-gather as after the optimizer, one iteration later).
+    if (overlapped_param_gather())
+      add_parameter_gather(Phase::forward, steps.empty() ? -1 : steps[0].micro_batch, true);
     for (size_t i = 0; i < steps.size(); ++i) add_step(steps[i], i + 1 == steps.size());
     if (steps.empty()) add_gradient_sync_after({}, Phase::backward, -1);
     add_optimizer();
@@ -239,11 +245,19 @@ class ProgramBuilder {
       if (c.bytes > 0) collective(c, Phase::gradient_sync, -1);
     prog_.tasks.push_back({.kind = TaskKind::compute, .phase = Phase::optimizer, .compute_s = at(in_.optimizer_s, c_.stage)});
     // ZeRO-1/2: each rank updated its shard; all-gather the new weights.
-    if (p_.zero_stage == 1 || p_.zero_stage == 2) {
-      const double dense = at(in_.parameter_bytes, c_.stage), expert = at(in_.expert_parameter_bytes, c_.stage);
-      if (dense > 0) collective({GroupRole::dp, CollectiveKind::all_gather, 1, dense, false}, Phase::optimizer, -1);
-      if (expert > 0) collective({GroupRole::expert_dp, CollectiveKind::all_gather, 1, expert, false}, Phase::optimizer, -1);
-    }
+    if ((p_.zero_stage == 1 || p_.zero_stage == 2) && !overlapped_param_gather())
+      add_parameter_gather(Phase::optimizer, -1, false);
+  }
+
+  bool overlapped_param_gather() const {
+    return (p_.zero_stage == 1 || p_.zero_stage == 2) && p_.overlap_param_gather;
+  }
+
+  void add_parameter_gather(Phase phase, int micro_batch, bool overlapped) {
+    const double dense = at(in_.parameter_bytes, c_.stage), expert = at(in_.expert_parameter_bytes, c_.stage);
+    if (dense > 0) collective({GroupRole::dp, CollectiveKind::all_gather, 1, dense, overlapped}, phase, micro_batch);
+    if (expert > 0)
+      collective({GroupRole::expert_dp, CollectiveKind::all_gather, 1, expert, overlapped}, phase, micro_batch);
   }
 
   const ParallelismConfig& p_;

@@ -56,9 +56,11 @@ std::string libraryError(const std::vector<FieldOverride>& overrides) {
   return {};
 }
 
+// The spy is set up before the run starts: the run forks its simulation, and a child forked while
+// this thread registers a static's destructor (QSignalSpy's first use) would wait on that lock.
 bool runAndWait(MainWindow& w) {
-  if (!w.run()) return false;
   QSignalSpy done(&w, &MainWindow::runFinished);
+  if (!w.run()) return false;
   return done.wait(120000) && w.currentRun() != nullptr;
 }
 
