@@ -40,27 +40,27 @@ bool RunController::start(const Scenario& scenario, const QString& changes) {
   options.record_link_usage = true;
   options.cancel = &cancel_;
   options.on_progress = [this, expected_s](double simulated_s) { emit progress(simulated_s, expected_s); };
-  std::shared_ptr<StartedSimulation> run, healthy;
+  twin_.reset();
+  twin_of_ = nullptr;
+  if (!scenario.events.empty()) {
+    twin_ = *resolved;
+    twin_->scenario.events.clear();
+  }
+  std::shared_ptr<StartedSimulation> run;
   try {
-    // Forked here, on the UI thread, and waited for on the worker (simulation.hpp, StartedSimulation).
-    const int at_once = scenario.events.empty() ? 1 : 2;
-    if (at_once == 2) {
-      ResolvedScenario without_events = *resolved;
-      without_events.scenario.events.clear();
-      SimulationOptions healthy_options;
-      healthy_options.cancel = &cancel_;
-      healthy = std::make_shared<StartedSimulation>(std::move(without_events), healthy_options, at_once);
-    }
-    run = std::make_shared<StartedSimulation>(std::move(*resolved), options, at_once);
+    run = std::make_shared<StartedSimulation>(std::move(*resolved), options);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));
     return false;
   }
-  thread_ = QThread::create(
-      [this, run, healthy, scenario, memory, changes] { work(run, healthy, scenario, memory, changes); });
+  wait([this, run, scenario, memory, changes] { work(run, scenario, memory, changes); });
+  return true;
+}
+
+void RunController::wait(const std::function<void()>& on_worker) {
+  thread_ = QThread::create(on_worker);
   connect(thread_, &QThread::finished, this, &RunController::threadDone);
   thread_->start();
-  return true;
 }
 
 void RunController::cancel() { cancel_ = true; }
@@ -68,12 +68,25 @@ void RunController::cancel() { cancel_ = true; }
 void RunController::threadDone() {
   thread_->deleteLater();
   thread_ = nullptr;
+  if (twin_ && twin_of_ && !cancel_) {
+    SimulationOptions options;
+    options.cancel = &cancel_;
+    std::shared_ptr<StartedSimulation> healthy;
+    try {
+      healthy = std::make_shared<StartedSimulation>(std::move(*twin_), options);
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+    }
+    twin_.reset();
+    if (healthy) return wait([this, healthy, run = twin_of_] { compare(healthy, run); });
+  }
+  twin_.reset();
   emit stopped();
 }
 
 // On the worker thread: signals are queued to the UI thread (the controller lives there).
-void RunController::work(std::shared_ptr<StartedSimulation> started, std::shared_ptr<StartedSimulation> healthy,
-                         Scenario scenario, MemoryBreakdown memory, QString changes) {
+void RunController::work(std::shared_ptr<StartedSimulation> started, Scenario scenario, MemoryBreakdown memory,
+                         QString changes) {
   try {
     auto run = std::make_shared<RunRecord>();
     run->label = QString("run %1 · %2").arg(runs_started_).arg(QString::fromStdString(scenario.name));
@@ -83,9 +96,18 @@ void RunController::work(std::shared_ptr<StartedSimulation> started, std::shared
     if (run->result.engine.completed) run->report = make_report(started->scenario(), run->result);
     run->scenario = scenario;
     emit finished(run);
-    if (!healthy) return;
+    twin_of_ = run;  // read by threadDone once this thread has finished
+  } catch (const SimulationCancelled&) {
+    emit failed("cancelled");
+  } catch (const std::exception& e) {
+    emit failed(QString::fromStdString(e.what()));
+  }
+}
+
+void RunController::compare(std::shared_ptr<StartedSimulation> healthy, RunPtr run) {
+  try {
     auto with_what_if = std::make_shared<RunRecord>(*run);
-    with_what_if->what_if = format_what_if(scenario, run->result, healthy->finish());
+    with_what_if->what_if = format_what_if(run->scenario, run->result, healthy->finish());
     emit whatIfReady(with_what_if);
   } catch (const SimulationCancelled&) {
     emit failed("cancelled");

@@ -497,7 +497,13 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   const InputErrorInfo gather = error("", ", overlap_param_gather: true");
   EXPECT_EQ(gather.line, 4);
   EXPECT_EQ(gather.field, "parallelism.overlap_param_gather");
-  EXPECT_EQ(gather.found, "true with zero_stage 0");
+  EXPECT_EQ(gather.found, "true with zero_stage 0 and overlap_grad_reduce false");
+  EXPECT_EQ(error("", ", zero_stage: 1, overlap_param_gather: true").found,
+            "true with zero_stage 1 and overlap_grad_reduce false");  // Megatron-LM asserts it
+  const std::string both = "name: both\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4}\n"
+                           "parallelism: {tp: 2, dp: 4, zero_stage: 1, overlap_grad_reduce: true, "
+                           "overlap_param_gather: true}\ncluster: {gpu: h100-sxm, nodes: 1, topology: " + topology + "}\n";
+  EXPECT_TRUE(load_scenario(dir.write("both.yaml", both)).parallelism.overlap_param_gather);
   const InputErrorInfo weights = error("", ", zero_stage: 3, fp8_weight_all_gather: true");
   EXPECT_EQ(weights.field, "parallelism.fp8_weight_all_gather");
   EXPECT_EQ(weights.found, "true with precision bf16 and zero_stage 3");

@@ -69,6 +69,11 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
     }
     out += fmt::format("\n  {:<16} {}", to_string(kind), how);
   }
+  // FP8 GEMMs without their own curve run at the device's measured share (compute_model.hpp).
+  if (s.training.precision == Precision::fp8 && m[OperatorKind::gemm].empty() &&
+      target.fp8_gemm_share(s.training.fp8_recipe) < 1)
+    out += fmt::format("\n  {:<16} x{:.3f}: FP8 GEMMs against twice the bf16 rate, measured on an H100 SXM", "fp8 gemm",
+                       target.fp8_gemm_share(s.training.fp8_recipe));
   if (const MeasuredCollective* ar = node_all_reduce(c, s)) {
     out += fmt::format("\n  {:<16} measured all_reduce busbw {:.0f} GB/s over {} GPUs: link {:.0f} -> {:.0f} GB/s",
                        "nvlink", ar->busbw_Bps / 1e9, ar->gpus, s.cluster.topology.node.nvlink_bw_Bps / 1e9,

@@ -147,10 +147,13 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
   if (p.zero_stage < 0 || p.zero_stage > 3)
     fail("parallelism.zero_stage", "0, 1, 2 or 3", std::to_string(p.zero_stage));
   if (!(p.bucket_mb > 0)) fail("parallelism.bucket_mb", "a number > 0", fmt::format("{}", p.bucket_mb));
-  // Only a sharded optimizer gathers the updated weights (Megatron-LM requires its distributed one).
-  if (p.overlap_param_gather && p.zero_stage != 1 && p.zero_stage != 2)
-    fail("parallelism.overlap_param_gather", "false unless parallelism.zero_stage is 1 or 2",
-         fmt::format("true with zero_stage {}", p.zero_stage));
+  // Only a sharded optimizer gathers the updated weights, and Megatron-LM overlaps the gather only
+  // beside an overlapped reduction ("--overlap-grad-reduce should be turned on when using
+  // --overlap-param-gather", its arguments.py).
+  if (p.overlap_param_gather && ((p.zero_stage != 1 && p.zero_stage != 2) || !p.overlap_grad_reduce))
+    fail("parallelism.overlap_param_gather",
+         "false unless parallelism.zero_stage is 1 or 2 and parallelism.overlap_grad_reduce is true",
+         fmt::format("true with zero_stage {} and overlap_grad_reduce {}", p.zero_stage, p.overlap_grad_reduce));
   const bool fp8 = s.training.precision == Precision::fp8;
   if (p.fp8_weight_all_gather && (!fp8 || p.zero_stage == 0))
     fail("parallelism.fp8_weight_all_gather", "false unless training.precision is fp8 and parallelism.zero_stage >= 1",
@@ -321,6 +324,9 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
   if (p.zero_stage != 0)
     fail("parallelism.zero_stage", "0 for a layer-graph model (its gradients are all-reduced, data_parallel section)",
          std::to_string(p.zero_stage));
+  if (p.grad_reduce_in_bf16)
+    fail("parallelism.grad_reduce_in_bf16",
+         "false for a layer-graph model (its gradients' bytes are the data_parallel section's)", "true");
   if (s.layer_model->graph.layers.empty()) fail("model", "a layer graph with at least one layer", "none");
   if (s.training.framework == Framework::megatron)
     fail("training.framework", "pytorch or torch_compile for a layer-graph model (Megatron runs transformers)",

@@ -56,8 +56,7 @@ std::string libraryError(const std::vector<FieldOverride>& overrides) {
   return {};
 }
 
-// The spy is set up before the run starts: the run forks its simulation, and a child forked while
-// this thread registers a static's destructor (QSignalSpy's first use) would wait on that lock.
+// The spy listens before the run starts.
 bool runAndWait(MainWindow& w) {
   QSignalSpy done(&w, &MainWindow::runFinished);
   if (!w.run()) return false;
