@@ -443,10 +443,10 @@ struct StartedSimulation::Child {
   ChildSimulation simulation;
 };
 
-StartedSimulation::StartedSimulation(ResolvedScenario scenario, SimulationOptions options, int at_once)
+StartedSimulation::StartedSimulation(ResolvedScenario scenario, SimulationOptions options)
     : scenario_(std::move(scenario)), options_(std::move(options)) {
-  child_ = std::make_unique<Child>(Child{ChildSimulation(scenario_.scenario.name, simulation_body(scenario_, options_),
-                                                         bool(options_.on_progress), at_once)});
+  child_ = std::make_unique<Child>(
+      Child{ChildSimulation(scenario_.scenario.name, simulation_body(scenario_, options_), bool(options_.on_progress))});
 }
 
 StartedSimulation::StartedSimulation(StartedSimulation&&) noexcept = default;
@@ -459,11 +459,7 @@ SimulationResult StartedSimulation::finish() {
 }
 
 SimulationResult simulate(const ResolvedScenario& resolved, const SimulationOptions& options) {
-  const bool progress = bool(options.on_progress);
-  SimulationResult result = ChildSimulation(resolved.scenario.name, simulation_body(resolved, options), progress)
-                                .finish(options.cancel, options.on_progress);
-  complete(resolved, result);
-  return result;
+  return StartedSimulation(resolved, options).finish();
 }
 
 SimulationResult simulate(const Scenario& s, const SimulationOptions& options) {

@@ -62,11 +62,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
 // for it as simulate does. The child of a process with threads may only rely on what no other
 // thread held at the fork: a program with threads (the GUI) forks on the thread that touches the C
 // library's shared state (its UI thread, where static objects get their exit handlers) and waits
-// on another. `at_once`: simulations started beside this one, each child given that share of the
-// memory budget.
+// on another.
 class StartedSimulation {
  public:
-  StartedSimulation(ResolvedScenario scenario, SimulationOptions options, int at_once = 1);
+  StartedSimulation(ResolvedScenario scenario, SimulationOptions options);
   StartedSimulation(StartedSimulation&&) noexcept;
   ~StartedSimulation();
   SimulationResult finish();

@@ -165,9 +165,7 @@ double iteration_flops(const Scenario& s, bool with_recompute) {
   // Recomputed layers: all, or with recompute_layers that many per model chunk (exact while every
   // chunk holds at least that many; the chunks' own sizes live in the workload's stage layout).
   const int chunks = s.parallelism.pp * s.parallelism.virtual_stages;
-  const double recomputed = s.training.recompute == Recompute::full && s.training.recompute_layers > 0
-                                ? std::min(double(s.model.layers), double(chunks) * s.training.recompute_layers)
-                                : double(s.model.layers);
+  const double recomputed = std::min(s.model.layers, chunks * recomputed_layers(s.training, s.model.layers));
   if (with_recompute) per_micro_batch_rank += recomputed * sum_flops(layer_recompute_ops(r, s.training.recompute));
   per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
   // Per rank the shapes are 1/tp of the model and 1/cp of the sequence; tp x cp ranks together
