@@ -264,6 +264,41 @@ TEST(Fp8Casts, EveryGemmInputAndOutputGradientIsCastWithItsTranspose) {
   EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), (4 + 2.0 / 32) * 7 * t * h);
 }
 
+// torchao's Float8 TP (fp8_tp_all_gather): the casts that feed a sequence-parallel all-gather run
+// on the rank's t / tp tokens. A Llama layer of h = 1024 on tp 4 (wq, wk, wv, wo, w1, w3, w2; on
+// this rank q = 256, kv = 64, ffn f = 512): forward, the attention's and the MLP's inputs once
+// each on t/4 x h (instead of three and two casts of t x h), wo's and w2's inputs as before
+// (t x q, t x f); backward, wo's and w2's output gradients on t/4 x h, the column linears' as
+// before (t x (q + 2 kv + 2 f)). Tensorwise scaling: 6 bytes per element. Eager and compiled alike.
+TEST(Fp8Casts, Float8TensorParallelCastsTheShardBeforeTheGather) {
+  RankShape r = gpt_layer_on_h100(4, 1024, 4);
+  r.head_dim = 64;
+  r.kv_heads = 1;
+  r.ffn = 512;
+  r.mlp = MlpKind::swiglu;
+  r.fused_qkv = false;
+  r.tp = 4;
+  r.sequence_parallel = true;
+  r.fp8_gemms = true;
+  r.fp8_recipe = Fp8Recipe::tensorwise;
+  const double t = 4 * 2048, h = 1024, q = 256, kv = 64, f = 512;
+  auto cast_bytes = [](const std::vector<Operator>& ops) {
+    double bytes = 0;
+    for (const Operator& op : ops)
+      if (std::string(op.name).rfind("fp8_cast_transpose", 0) == 0) bytes += op.bytes;
+    return bytes;
+  };
+  for (Framework framework : {Framework::pytorch, Framework::torch_compile}) {
+    r.framework = framework;
+    r.fp8_tp_gather = false;
+    EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * t * (5 * h + q + f));
+    EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 6 * t * (q + 2 * kv + h + 2 * f + h));
+    r.fp8_tp_gather = true;
+    EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * t * (2 * h / 4 + q + f));
+    EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 6 * t * (q + 2 * kv + 2 * f + 2 * h / 4));
+  }
+}
+
 TEST(FusedAttention, FlopsAreFlashAttentionsCount) {
   // 4*b*heads*s^2*d forward, halved by the causal mask; backward 2.5x (FlashAttention's
   // benchmark_flash_attention.py convention).

@@ -89,13 +89,24 @@ bool is_fused_attention(const Operator& op) {
   return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
 }
 
-std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe) {
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, const RankShape& r) {
   std::vector<Operator> casts;
+  const bool inputs = which == Fp8Cast::inputs;
+  bool previous_column = false;  // the GEMM before read the layer's hidden state too
   for (const Operator& op : forward) {
     if (op.kind != OperatorKind::gemm || op.working_precision_gemm) continue;
-    const double elements = op.m * (which == Fp8Cast::inputs ? op.k : op.n);
-    casts.push_back(memory_op(which == Fp8Cast::inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad",
-                              MemoryAccess::streaming, fp8_cast_transpose_bytes_per_element(recipe) * elements));
+    double elements = op.m * (inputs ? op.k : op.n);
+    // A layer's column-parallel linears read its hidden state (k = hidden), its row-parallel
+    // ones write it (n = hidden), every token of the rank's sequence.
+    const bool column = op.m == r.tokens() && op.k == r.hidden, row = op.m == r.tokens() && op.n == r.hidden;
+    const bool shared_input = column && previous_column;
+    previous_column = column;
+    if (r.fp8_tp_gather && (inputs ? column : row)) {
+      if (shared_input && inputs) continue;
+      elements /= r.tp;
+    }
+    casts.push_back(memory_op(inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad", MemoryAccess::streaming,
+                              fp8_cast_transpose_bytes_per_element(r.fp8_recipe) * elements));
   }
   return casts;
 }
@@ -103,7 +114,7 @@ std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast wh
 void append_fp8_casts(std::vector<Operator>& ops, const std::vector<Operator>& forward, Fp8Cast which,
                       const RankShape& r) {
   if (!r.fp8_gemms) return;
-  const std::vector<Operator> casts = fp8_casts(forward, which, r.fp8_recipe);
+  const std::vector<Operator> casts = fp8_casts(forward, which, r);
   ops.insert(ops.end(), casts.begin(), casts.end());
 }
 

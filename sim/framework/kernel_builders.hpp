@@ -51,10 +51,15 @@ double fused_attention_saved_bytes(const RankShape& r);
 // at the recipe's bytes per element (precision.hpp). TE fuses some of these casts into the
 // LayerNorm and GELU kernels before them, saving the bf16 read; dtsim counts them unfused.
 // Weights are cast once per iteration (TE's first-micro-batch cache) and are left out.
+// With FP8 sequence-parallel all-gathers (RankShape::fp8_tp_gather; torchao's Float8 TP styles,
+// torchao/float8/float8_tensor_parallel.py) the casts that feed a gather run on this rank's
+// 1/tp of the tokens before it: a column-parallel linear's input, once for the linears that read
+// the same input (PrepareFloat8ModuleInput: q, k, v; gate and up), and in the backward a
+// row-parallel linear's output gradient (cast, then all-gathered).
 // The casts of the GEMMs among `forward` (working-precision GEMMs excepted), of their inputs
 // [m x k] or of their output gradients [m x n].
 enum class Fp8Cast { inputs, output_gradients };
-std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, Fp8Recipe recipe);
+std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, const RankShape& r);
 // Those casts appended to `ops` when the rank's GEMMs run in FP8 (`forward` may be `ops` itself).
 void append_fp8_casts(std::vector<Operator>& ops, const std::vector<Operator>& forward, Fp8Cast which,
                       const RankShape& r);

@@ -21,6 +21,9 @@ struct RankShape {
   double elem_bytes = 2;   // activation/weight element size
   bool fp8_gemms = false;  // the layers' GEMMs run in FP8 (Transformer Engine), with its casts
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  // The sequence-parallel all-gathers carry FP8 (fp8_tp_all_gather): the casts they need run on
+  // this rank's sequence shard, before the gather (kernel_builders.hpp, fp8_casts).
+  bool fp8_tp_gather = false;
   MlpKind mlp = MlpKind::gelu;
   int tp = 1;
   bool sequence_parallel = false;  // norms, dropout and residuals see tokens / tp
