@@ -163,6 +163,14 @@ QWidget* ScenarioPanel::buildTraining() {
                  comboField("training.optimizer", q(names_of(kOptimizerKernels)),
                             "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
                             "per_tensor (a loop of in-place ops per tensor)"));
+  transformerRow(form, "loss",
+                 comboField("training.cross_entropy", q(names_of(kCrossEntropyKernels)),
+                            "torch: log-softmax and NLL on an fp32 copy of the logits; fused: one kernel each way "
+                            "(flash-attn's, llm-foundry's default); Megatron prices its own"));
+  transformerRow(form, "loss metrics",
+                 lineField("training.loss_metrics",
+                           "forward-only cross-entropies per micro-batch the training loop computes as metrics "
+                           "(Composer: 2)"));
   transformerRow(form, "FP8 recipe",
                  comboField("training.fp8_recipe", q(names_of(kFp8Recipes)),
                             "with precision fp8: how tensors are scaled (delayed: Transformer Engine's "
@@ -384,6 +392,8 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["training.attention"], to_string(s.training.attention));
   showValue(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
   showValue(fields_["training.optimizer"], to_string(s.training.optimizer));
+  showValue(fields_["training.cross_entropy"], to_string(s.training.cross_entropy));
+  showValue(fields_["training.loss_metrics"], QString::number(s.training.loss_metrics));
   showValue(fields_["training.cuda_graphs"], s.training.cuda_graphs ? "true" : "false");
   const ParallelismConfig& p = s.parallelism;
   showValue(fields_["parallelism.tp"], QString::number(p.tp));

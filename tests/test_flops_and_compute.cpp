@@ -299,6 +299,47 @@ TEST(Fp8Casts, Float8TensorParallelCastsTheShardBeforeTheGather) {
   }
 }
 
+// The loss over t x V logits of 2 bytes, eager and compiled alike. torch (F.cross_entropy under
+// autocast): forward the fp32 copy (2 + 4 B an element), log-softmax (12) keeping its fp32 output
+// (4), backward the zeroed gradient (4), log-softmax's backward (12), the cast down (4 + 2): 40 B
+// an element, 4 kept, and its backward holds two fp32 gradients (8). fused (flash-attn's
+// CrossEntropyLoss): two reads forward (4), a read and a write backward (4); it keeps each token's
+// log-sum-exp (4 B a token) and its backward holds the logits' bf16 gradient. Composer's two train
+// metrics add two forward-only torch cross-entropies: 2 x 18 B an element, nothing kept.
+TEST(CrossEntropy, FusedKernelReadsTheLogitsOnceEachWayAndMetricsAddForwardPasses) {
+  RankShape r = gpt_layer_on_h100(4, 1024, 16);
+  r.vocab = 50368;
+  const double t = 4 * 2048, tv = t * r.vocab;
+  const auto sum = [](const std::vector<Operator>& ops, std::initializer_list<const char*> names) {
+    double bytes = 0, saved = 0;
+    for (const Operator& op : ops)
+      for (const char* n : names)
+        if (std::string(op.name) == n) bytes += op.bytes, saved += op.saved_bytes;
+    return std::pair{bytes, saved};
+  };
+  for (Framework framework : {Framework::pytorch, Framework::torch_compile}) {
+    r.framework = framework;
+    r.fused_cross_entropy = false;
+    r.loss_metrics = 0;
+    EXPECT_DOUBLE_EQ(sum(logits_forward_ops(r), {"logits_upcast", "log_softmax"}).first, 18 * tv);
+    EXPECT_DOUBLE_EQ(sum(logits_forward_ops(r), {"log_softmax"}).second, 4 * tv);
+    EXPECT_DOUBLE_EQ(sum(logits_backward_ops(r), {"nll_loss_grad_zero", "log_softmax_backward", "logits_grad_cast"}).first,
+                     22 * tv);
+    EXPECT_DOUBLE_EQ(loss_backward_bytes(r), 8 * tv);
+    r.fused_cross_entropy = true;
+    EXPECT_DOUBLE_EQ(sum(logits_forward_ops(r), {"cross_entropy_fused"}).first, 4 * tv + 8 * t);
+    EXPECT_DOUBLE_EQ(sum(logits_forward_ops(r), {"cross_entropy_fused"}).second, 4 * t);
+    EXPECT_DOUBLE_EQ(sum(logits_forward_ops(r), {"logits_upcast", "log_softmax"}).first, 0);
+    EXPECT_DOUBLE_EQ(sum(logits_backward_ops(r), {"cross_entropy_fused_backward"}).first, 4 * tv + 8 * t);
+    EXPECT_DOUBLE_EQ(sum(logits_backward_ops(r), {"nll_loss_grad_zero", "log_softmax_backward"}).first, 0);
+    EXPECT_DOUBLE_EQ(loss_backward_bytes(r), 2 * tv);
+    r.loss_metrics = 2;
+    const auto metrics = sum(logits_forward_ops(r), {"metric_logits_upcast", "metric_log_softmax"});
+    EXPECT_DOUBLE_EQ(metrics.first, 2 * 18 * tv);
+    EXPECT_DOUBLE_EQ(metrics.second, 0);
+  }
+}
+
 TEST(FusedAttention, FlopsAreFlashAttentionsCount) {
   // 4*b*heads*s^2*d forward, halved by the causal mask; backward 2.5x (FlashAttention's
   // benchmark_flash_attention.py convention).

@@ -242,8 +242,9 @@ TEST(BadScenario, UnknownTrainingKey) {
   const auto info = scenario_error(kBadDir / "unknown-training-key.yaml");
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
-  EXPECT_TRUE(Contains(info.expected, "[attention, cuda_graphs, fp8_recipe, framework, global_batch, micro_batch, "
-                                      "mixed_precision, optimizer, precision, recompute, recompute_layers]"));
+  EXPECT_TRUE(Contains(info.expected, "[attention, cross_entropy, cuda_graphs, fp8_recipe, framework, global_batch, "
+                                      "loss_metrics, micro_batch, mixed_precision, optimizer, precision, recompute, "
+                                      "recompute_layers]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 
@@ -510,6 +511,19 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   const InputErrorInfo tp = error(", precision: fp8", ", fp8_tp_all_gather: true");
   EXPECT_EQ(tp.field, "parallelism.fp8_tp_all_gather");
   EXPECT_EQ(tp.found, "true with precision fp8 and sequence_parallel false");
+  // Megatron prices its own cross-entropy (the default framework of a transformer scenario).
+  const InputErrorInfo loss = error(", cross_entropy: fused", "");
+  EXPECT_EQ(loss.line, 3);
+  EXPECT_EQ(loss.field, "training.cross_entropy");
+  EXPECT_EQ(loss.found, "fused");
+  EXPECT_EQ(error(", loss_metrics: 2", "").field, "training.loss_metrics");
+  EXPECT_EQ(error(", framework: pytorch, loss_metrics: 9", "").expected, "0 to 8");
+  const Scenario fused = load_scenario(dir.write(
+      "fused.yaml", "name: fused\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4, framework: "
+                    "pytorch, cross_entropy: fused, loss_metrics: 2}\nparallelism: {tp: 2, dp: 4}\ncluster: {gpu: "
+                    "h100-sxm, nodes: 1, topology: " + topology + "}\n"));
+  EXPECT_EQ(fused.training.cross_entropy, CrossEntropyKernel::fused);
+  EXPECT_EQ(fused.training.loss_metrics, 2);
 }
 
 }  // namespace

@@ -192,20 +192,14 @@ std::vector<Operator> logits_forward(const RankShape& r) {
   head.working_precision_gemm = true;
   head.saved_bytes = tv * e;  // the logits the training loop holds until its backward call returns
   k.add(head);
-  if (e < 4) k.mem("logits_upcast", MemoryAccess::unrolled, tv * (e + 4));
-  k.mem("log_softmax", MemoryAccess::softmax, 12 * tv);
-  k.keep(4 * tv);
-  k.mem("nll_loss", MemoryAccess::streaming, r.tokens() * 12);
+  cross_entropy_forward(k, r);
   return k.take();
 }
 
 std::vector<Operator> logits_backward(const RankShape& r) {
   KernelList k;
-  const double th = r.tokens() * r.hidden, tv = r.tokens() * r.vocab, e = e_of(r);
-  k.mem("nll_loss_grad_zero", MemoryAccess::fill, 4 * tv, 2);
-  k.mem("nll_loss_backward", MemoryAccess::streaming, r.tokens() * 12);
-  k.mem("log_softmax_backward", MemoryAccess::softmax, 12 * tv);
-  if (e < 4) k.mem("logits_grad_cast", MemoryAccess::streaming, tv * (4 + e));
+  const double th = r.tokens() * r.hidden, e = e_of(r);
+  cross_entropy_backward(k, r);
   Operator head = matmul("logits", r.tokens(), r.hidden, r.vocab, r);
   head.working_precision_gemm = true;
   k.add(gemm_dgrad(head));
@@ -220,7 +214,7 @@ std::vector<Operator> logits_backward(const RankShape& r) {
 
 const FrameworkKernels& compiled_kernels() {
   static const FrameworkKernels k{layer_forward,      layer_backward, nullptr,        embedding_forward,
-                                  embedding_backward, logits_forward, logits_backward, eager_loss_backward_bytes};
+                                  embedding_backward, logits_forward, logits_backward, cross_entropy_backward_bytes};
   return k;
 }
 

@@ -410,20 +410,13 @@ std::vector<Operator> logits_forward(const RankShape& r) {
   }
   k.add(logits_gemm(r));
   k.keep(tv * k.e());  // the logits the training loop holds until its backward call returns
-  if (k.e() < 4) k.mem("logits_upcast", MemoryAccess::unrolled, tv * (k.e() + 4));
-  k.mem("log_softmax", MemoryAccess::softmax, 12 * tv);
-  k.keep(4 * tv);
-  k.mem("nll_loss", MemoryAccess::streaming, r.tokens() * 12);
+  cross_entropy_forward(k, r);
   return k.take();
 }
 
 std::vector<Operator> logits_backward(const RankShape& r) {
   Kernels k(r);
-  const double tv = r.tokens() * r.vocab;
-  k.mem("nll_loss_grad_zero", MemoryAccess::fill, 4 * tv, 2);  // the loss's ones_like and the zeroed gradient
-  k.mem("nll_loss_backward", MemoryAccess::streaming, r.tokens() * 12);
-  k.mem("log_softmax_backward", MemoryAccess::softmax, 12 * tv);
-  if (k.e() < 4) k.mem("logits_grad_cast", MemoryAccess::streaming, tv * (4 + k.e()));
+  cross_entropy_backward(k, r);
   const Operator fwd = logits_gemm(r);
   k.add(gemm_dgrad(fwd));
   k.add(gemm_wgrad(fwd));
@@ -437,11 +430,9 @@ std::vector<Operator> logits_backward(const RankShape& r) {
 
 }  // namespace
 
-double eager_loss_backward_bytes(const RankShape& r) { return 2 * 4 * r.tokens() * r.vocab; }
-
 const FrameworkKernels& eager_kernels() {
   static const FrameworkKernels k{layer_forward,      layer_backward, nullptr,        embedding_forward,
-                                  embedding_backward, logits_forward, logits_backward, eager_loss_backward_bytes};
+                                  embedding_backward, logits_forward, logits_backward, cross_entropy_backward_bytes};
   return k;
 }
 

@@ -27,11 +27,6 @@ struct FrameworkKernels {
   double (*loss_backward_bytes)(const RankShape&) = nullptr;
 };
 
-// Eager PyTorch's loss (log-softmax + NLL over fp32 logits), which torch.compile runs outside the
-// compiled model too: log-softmax's backward holds the fp32 gradient of its output (the NLL's
-// scattered gradient) and the one of its input at once.
-double eager_loss_backward_bytes(const RankShape& r);
-
 const FrameworkKernels& megatron_kernels();  // megatron_kernels.cpp
 const FrameworkKernels& eager_kernels();     // eager_kernels.cpp
 const FrameworkKernels& compiled_kernels();  // compiled_kernels.cpp

@@ -118,6 +118,49 @@ void append_fp8_casts(std::vector<Operator>& ops, const std::vector<Operator>& f
   ops.insert(ops.end(), casts.begin(), casts.end());
 }
 
+namespace {
+
+// F.cross_entropy under autocast: the fp32 copy, log-softmax and NLL. `kept`: for a backward pass.
+void torch_cross_entropy(KernelList& k, const RankShape& r, bool kept) {
+  const double t = r.tokens(), tv = t * r.vocab, e = r.elem_bytes;
+  if (e < 4) k.mem(kept ? "logits_upcast" : "metric_logits_upcast", MemoryAccess::unrolled, tv * (e + 4));
+  k.mem(kept ? "log_softmax" : "metric_log_softmax", MemoryAccess::softmax, 12 * tv);
+  if (kept) k.keep(4 * tv);
+  k.mem(kept ? "nll_loss" : "metric_nll_loss", MemoryAccess::streaming, t * 12);
+}
+
+}  // namespace
+
+void cross_entropy_forward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), tv = t * r.vocab, e = r.elem_bytes;
+  if (r.fused_cross_entropy) {
+    k.mem("cross_entropy_fused", MemoryAccess::softmax, 2 * tv * e + 8 * t);
+    k.keep(4 * t);
+    k.mem("loss_mean", MemoryAccess::streaming, 12 * t, 4);  // masked_fill_, sum, count of labels, divide
+  } else {
+    torch_cross_entropy(k, r, true);
+  }
+  for (int i = 0; i < r.loss_metrics; ++i) torch_cross_entropy(k, r, false);
+}
+
+void cross_entropy_backward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), tv = t * r.vocab, e = r.elem_bytes;
+  if (r.fused_cross_entropy) {
+    k.mem("loss_mean_backward", MemoryAccess::streaming, 12 * t, 2);
+    k.mem("cross_entropy_fused_backward", MemoryAccess::softmax, 2 * tv * e + 8 * t);
+    return;
+  }
+  k.mem("nll_loss_grad_zero", MemoryAccess::fill, 4 * tv, 2);  // the loss's ones_like and the zeroed gradient
+  k.mem("nll_loss_backward", MemoryAccess::streaming, t * 12);
+  k.mem("log_softmax_backward", MemoryAccess::softmax, 12 * tv);
+  if (e < 4) k.mem("logits_grad_cast", MemoryAccess::streaming, tv * (4 + e));
+}
+
+double cross_entropy_backward_bytes(const RankShape& r) {
+  const double tv = r.tokens() * r.vocab;
+  return r.fused_cross_entropy ? tv * r.elem_bytes : 2 * 4 * tv;
+}
+
 int multi_tensor_launches(double parameters) {
   constexpr double kElementsPerLaunch = 320.0 * 65536;
   return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));

@@ -88,6 +88,22 @@ class KernelList {
 // accumulate inside its GEMMs: PyTorch's autograd.
 void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parameters);
 
+// The language-model loss over the rank's logits [tokens x vocab], in the working precision and held
+// by the caller (PyTorch frameworks; eager and compiled alike, the loss running outside the compiled
+// model). torch (F.cross_entropy under autocast, read off the traced Llama and GPT steps): the
+// logits cast up to fp32, log-softmax (its fp32 output kept) and NLL; backward the NLL's gradient
+// zeroed and scattered, log-softmax's backward, the gradient cast down. fused (flash-attn's
+// CrossEntropyLoss: csrc/xentropy's kernels at v1.0.9, a Triton kernel since v2): forward two
+// passes over each row of logits (its max, then its sum of exponentials) writing each token's loss
+// and log-sum-exp (kept), then the mean; backward one pass reading the logits and writing their gradient.
+// The forward adds RankShape::loss_metrics forward-only torch cross-entropies (the training loop
+// runs them after the micro-batch's backward pass; the same stream, so priced here).
+void cross_entropy_forward(KernelList& k, const RankShape& r);
+void cross_entropy_backward(KernelList& k, const RankShape& r);
+// What the loss's backward holds at its peak beside the saved tensors: torch, the fp32 gradients
+// of log-softmax's output and input at once; fused, the logits' gradient.
+double cross_entropy_backward_bytes(const RankShape& r);
+
 // PyTorch's multi-tensor kernels (torch/csrc/.../MultiTensorApply.cuh) launch at most 320 blocks
 // of 65,536 elements: one launch per 20,971,520 parameters.
 int multi_tensor_launches(double parameters);

@@ -35,6 +35,8 @@ RankShape rank_shape(const Scenario& s) {
   r.fused_qkv = m.has_fused_qkv();
   r.dropout = m.dropout;
   r.tied_embeddings = m.tied_embeddings;
+  r.fused_cross_entropy = s.training.cross_entropy == CrossEntropyKernel::fused;
+  r.loss_metrics = s.training.loss_metrics;
   r.micro_batches = s.micro_batches_per_replica();
   return r;
 }

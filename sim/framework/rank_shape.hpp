@@ -44,6 +44,8 @@ struct RankShape {
   bool fused_qkv = true;
   double dropout = 0;
   bool tied_embeddings = true;
+  bool fused_cross_entropy = false;  // the loss in one kernel each way (CrossEntropyKernel::fused)
+  int loss_metrics = 0;              // forward-only cross-entropies beside the loss (TrainingConfig)
   // Micro-batches per optimizer step: every one after the first adds its weight gradients to the
   // ones already held, unless the framework accumulates in its GEMMs (Megatron).
   int micro_batches = 1;

@@ -52,6 +52,14 @@ const char* to_string(OptimizerKernels k) {
   return "?";
 }
 
+const char* to_string(CrossEntropyKernel k) {
+  switch (k) {
+    case CrossEntropyKernel::torch: return "torch";
+    case CrossEntropyKernel::fused: return "fused";
+  }
+  return "?";
+}
+
 const char* to_string(PipelineScheduleKind k) {
   switch (k) {
     case PipelineScheduleKind::gpipe: return "gpipe";

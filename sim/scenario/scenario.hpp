@@ -27,6 +27,12 @@ enum class Recompute { none, selective, selective_op, full };
 enum class OptimizerKernels { fused, foreach, per_tensor };
 inline constexpr OptimizerKernels kOptimizerKernels[] = {OptimizerKernels::fused, OptimizerKernels::foreach,
                                                          OptimizerKernels::per_tensor};
+// The language-model loss over the logits. torch: F.cross_entropy as PyTorch runs it under autocast,
+// log-softmax and NLL over an fp32 copy of the logits (Hugging Face, TorchTitan). fused: one kernel
+// each way over the logits as they are (flash-attn's CrossEntropyLoss, the default loss_fn
+// fused_crossentropy of llm-foundry's MPT). Megatron prices its own vocab-parallel cross-entropy.
+enum class CrossEntropyKernel { torch, fused };
+inline constexpr CrossEntropyKernel kCrossEntropyKernels[] = {CrossEntropyKernel::torch, CrossEntropyKernel::fused};
 inline constexpr Recompute kRecomputeModes[] = {Recompute::none, Recompute::selective, Recompute::selective_op,
                                                 Recompute::full};
 // gpipe: all forwards, then all backwards. one_f_one_b: PipeDream-Flush. interleaved_1f1b:
@@ -68,6 +74,12 @@ struct TrainingConfig {
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
   OptimizerKernels optimizer = OptimizerKernels::fused;
+  CrossEntropyKernel cross_entropy = CrossEntropyKernel::torch;
+  // Forward-only cross-entropies over each micro-batch's logits that the training loop computes as
+  // metrics, beside the loss (torch's F.cross_entropy under autocast, no gradient): Composer, which
+  // llm-foundry runs, computes its model's train metrics LanguageCrossEntropy and LanguagePerplexity
+  // after every micro-batch (composer/trainer/trainer.py _eval_train_metrics at v0.16.3), 2.
+  int loss_metrics = 0;
   // Each pass launched as one CUDA graph instead of kernel by kernel (sim/framework/launch_model.hpp). Off by
   // default, as in Megatron-Core (--enable-cuda-graph), Megatron Bridge and TorchTitan.
   bool cuda_graphs = false;
@@ -206,6 +218,7 @@ MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage)
 // but with recompute full and recompute_layers fewer than them, that many.
 int recomputed_layers(const TrainingConfig& t, int layers);
 const char* to_string(OptimizerKernels k);
+const char* to_string(CrossEntropyKernel k);
 const char* to_string(PipelineScheduleKind k);
 
 // A usual training run's length in `unit`, for a front end's default (0 for an unknown unit):

@@ -135,6 +135,16 @@ void check_schedule(const Scenario& s, const Fail& fail) {
          std::to_string(s.training.global_batch));
 }
 
+// Megatron prices its own vocab-parallel cross-entropy and computes no metric beside it.
+void check_cross_entropy(const Scenario& s, const Fail& fail) {
+  if (s.training.framework != Framework::megatron) return;
+  if (s.training.cross_entropy == CrossEntropyKernel::fused)
+    fail("training.cross_entropy", "torch with framework megatron (Megatron's vocab-parallel cross-entropy is its own)",
+         "fused");
+  if (s.training.loss_metrics > 0)
+    fail("training.loss_metrics", "0 with framework megatron", std::to_string(s.training.loss_metrics));
+}
+
 void check_recompute(const Scenario& s, const Fail& fail) {
   const TrainingConfig& t = s.training;
   if (t.recompute_layers > 0 && t.recompute != Recompute::full)
@@ -327,6 +337,10 @@ void check_layer_model(const Scenario& s, const Fail& fail) {
   if (p.grad_reduce_in_bf16)
     fail("parallelism.grad_reduce_in_bf16",
          "false for a layer-graph model (its gradients' bytes are the data_parallel section's)", "true");
+  if (s.training.cross_entropy == CrossEntropyKernel::fused)
+    fail("training.cross_entropy", "torch for a layer-graph model (its loss is PyTorch's)", "fused");
+  if (s.training.loss_metrics > 0)
+    fail("training.loss_metrics", "0 for a layer-graph model", std::to_string(s.training.loss_metrics));
   if (s.layer_model->graph.layers.empty()) fail("model", "a layer graph with at least one layer", "none");
   if (s.training.framework == Framework::megatron)
     fail("training.framework", "pytorch or torch_compile for a layer-graph model (Megatron runs transformers)",
@@ -379,6 +393,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_batch_split(s, fail);
   check_schedule(s, fail);
   check_recompute(s, fail);
+  check_cross_entropy(s, fail);
   check_data_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);
   check_device(s, fail);

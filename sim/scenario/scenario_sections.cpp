@@ -98,7 +98,8 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
-                        "fp8_recipe", "optimizer", "cuda_graphs", "framework", "mixed_precision"});
+                        "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs", "framework",
+                        "mixed_precision"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -109,6 +110,8 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
   t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
+  t.cross_entropy = read_choice(f, training, at, "cross_entropy", kCrossEntropyKernels, CrossEntropyKernel::torch);
+  if (f.has(training, "loss_metrics")) t.loss_metrics = f.int_in(training, at, "loss_metrics", 0, 8, "0 to 8");
   t.cuda_graphs = f.boolean_or(training, at, "cuda_graphs", false);
   t.framework = read_choice(f, training, at, "framework", kFrameworks, framework);
   t.mixed_precision = read_choice(f, training, at, "mixed_precision", kMixedPrecisions, MixedPrecision::automatic);

@@ -124,12 +124,13 @@ std::string scenario_to_yaml(const Scenario& s, const std::string& comment) {
                        m.moe.top_k, m.moe.expert_ffn_hidden, m.moe.capacity_factor);
   const TrainingConfig& t = s.training;
   out += fmt::format("training:\n  global_batch: {}\n  micro_batch: {}\n  precision: {}\n  recompute: {}\n"
-                     "  attention: {}\n  fp8_recipe: {}\n  optimizer: {}\n  cuda_graphs: {}\n  framework: {}\n"
-                     "  mixed_precision: {}\n",
+                     "  attention: {}\n  fp8_recipe: {}\n  optimizer: {}\n  cross_entropy: {}\n  cuda_graphs: {}\n"
+                     "  framework: {}\n  mixed_precision: {}\n",
                      t.global_batch, t.micro_batch, to_string(t.precision), to_string(t.recompute), to_string(t.attention),
-                     to_string(t.fp8_recipe), to_string(t.optimizer), t.cuda_graphs, to_string(t.framework),
-                     to_string(t.mixed_precision));
+                     to_string(t.fp8_recipe), to_string(t.optimizer), to_string(t.cross_entropy), t.cuda_graphs,
+                     to_string(t.framework), to_string(t.mixed_precision));
   if (t.recompute_layers > 0) out += fmt::format("  recompute_layers: {}\n", t.recompute_layers);
+  if (t.loss_metrics > 0) out += fmt::format("  loss_metrics: {}\n", t.loss_metrics);
   const ParallelismConfig& p = s.parallelism;
   out += fmt::format("parallelism:\n  tp: {}\n  cp: {}\n  pp: {}\n  dp: {}\n  ep: {}\n  schedule: {}\n"
                      "  virtual_stages: {}\n  sequence_parallel: {}\n  tp_comm_overlap: {}\n  zero_stage: {}\n"
