@@ -166,7 +166,7 @@ QWidget* ScenarioPanel::buildTraining() {
   transformerRow(form, "loss",
                  comboField("training.cross_entropy", q(names_of(kCrossEntropyKernels)),
                             "torch: log-softmax and NLL on an fp32 copy of the logits; fused: one kernel each way "
-                            "(flash-attn's, llm-foundry's default); Megatron prices its own"));
+                            "(flash-attn's, llm-foundry's default, a compiled loss); Megatron prices its own"));
   transformerRow(form, "loss metrics",
                  lineField("training.loss_metrics",
                            "forward-only cross-entropies per micro-batch the training loop computes as metrics "

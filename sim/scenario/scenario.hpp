@@ -27,10 +27,11 @@ enum class Recompute { none, selective, selective_op, full };
 enum class OptimizerKernels { fused, foreach, per_tensor };
 inline constexpr OptimizerKernels kOptimizerKernels[] = {OptimizerKernels::fused, OptimizerKernels::foreach,
                                                          OptimizerKernels::per_tensor};
-// The language-model loss over the logits. torch: F.cross_entropy as PyTorch runs it under autocast,
-// log-softmax and NLL over an fp32 copy of the logits (Hugging Face, TorchTitan). fused: one kernel
-// each way over the logits as they are (flash-attn's CrossEntropyLoss, the default loss_fn
-// fused_crossentropy of llm-foundry's MPT). Megatron prices its own vocab-parallel cross-entropy.
+// The language-model loss over the logits. torch: F.cross_entropy as PyTorch runs it eagerly,
+// log-softmax and NLL over an fp32 copy of the logits (Hugging Face, TorchTitan until 2025). fused:
+// one kernel each way over the logits as they are (flash-attn's CrossEntropyLoss, the default
+// loss_fn fused_crossentropy of llm-foundry's MPT; F.cross_entropy under torch.compile, as
+// TorchTitan compiles its loss since 2025). Megatron prices its own vocab-parallel cross-entropy.
 enum class CrossEntropyKernel { torch, fused };
 inline constexpr CrossEntropyKernel kCrossEntropyKernels[] = {CrossEntropyKernel::torch, CrossEntropyKernel::fused};
 inline constexpr Recompute kRecomputeModes[] = {Recompute::none, Recompute::selective, Recompute::selective_op,
