@@ -93,9 +93,10 @@ void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parame
 // model). torch (F.cross_entropy under autocast, read off the traced Llama and GPT steps): the
 // logits cast up to fp32, log-softmax (its fp32 output kept) and NLL; backward the NLL's gradient
 // zeroed and scattered, log-softmax's backward, the gradient cast down. fused (flash-attn's
-// CrossEntropyLoss: csrc/xentropy's kernels at v1.0.9, a Triton kernel since v2): forward two
-// passes over each row of logits (its max, then its sum of exponentials) writing each token's loss
-// and log-sum-exp (kept), then the mean; backward one pass reading the logits and writing their gradient.
+// CrossEntropyLoss: csrc/xentropy's kernels at v1.0.9, a Triton kernel since v2; F.cross_entropy
+// compiled by Inductor alike): forward two passes over each row of logits (its max, then its sum
+// of exponentials) writing each token's loss and log-sum-exp (kept), then the mean; backward one
+// pass reading the logits and writing their gradient.
 // The forward adds RankShape::loss_metrics forward-only torch cross-entropies (the training loop
 // runs them after the micro-batch's backward pass; the same stream, so priced here).
 void cross_entropy_forward(KernelList& k, const RankShape& r);
