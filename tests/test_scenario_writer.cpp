@@ -54,6 +54,20 @@ TEST(ScenarioWriter, SavedFileLoadsWithTheOverridesAndTheSameTopology) {
   EXPECT_EQ(saved.name, original.name);
 }
 
+// scenario_to_yaml (plan --write-scenario, Slurm tasks) spells out the loss kernels: a scenario
+// with llm-foundry's loss (fused, Composer's 2 metric passes) reads back with them.
+TEST(ScenarioWriter, WrittenScenarioKeepsTheLossKernels) {
+  TempDir dir;
+  Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"training.cross_entropy", "fused"},
+                                       {"training.loss_metrics", "2"}, {"events", "[]"}});
+  const fs::path out = dir.path / "written.yaml";
+  std::ofstream(out) << scenario_to_yaml(s, "round trip");
+  const Scenario back = load_scenario(out);
+  EXPECT_EQ(back.training.cross_entropy, CrossEntropyKernel::fused);
+  EXPECT_EQ(back.training.loss_metrics, 2);
+  EXPECT_EQ(back.training.framework, Framework::pytorch);
+}
+
 TEST(ScenarioWriter, BadOverridePathIsAnInputError) {
   const InputErrorInfo e = test::error_of([] { scenario_yaml(kEvents, {{"training..micro_batch", "2"}}, "x.yaml"); });
   EXPECT_EQ(e.field, "training..micro_batch");
