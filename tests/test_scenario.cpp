@@ -484,11 +484,15 @@ TEST(Scenario, GpuAndTopologyOfDifferentGenerationsAreAnErrorUnlessMeant) {
 TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   test::ScratchDir dir;
   const std::string topology = (test::source_dir() / "topologies" / "dgx-h100-ndr-fattree.yaml").string();
-  const auto error = [&](const std::string& training, const std::string& parallelism) {
+  // A GPT-3 1.3B scenario on tp 2 x dp 4 with `training` and `parallelism` added to its sections.
+  const auto loaded = [&](const std::string& training, const std::string& parallelism) {
     const std::string text = "name: options\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4" +
                              training + "}\nparallelism: {tp: 2, dp: 4" + parallelism +
                              "}\ncluster: {gpu: h100-sxm, nodes: 1, topology: " + topology + "}\n";
-    return test::error_of([&] { load_scenario(dir.write("s.yaml", text)); });
+    return load_scenario(dir.write("s.yaml", text));
+  };
+  const auto error = [&](const std::string& training, const std::string& parallelism) {
+    return test::error_of([&] { loaded(training, parallelism); });
   };
   const InputErrorInfo layers = error(", recompute: selective, recompute_layers: 4", "");
   EXPECT_EQ(layers.line, 3);
@@ -501,10 +505,8 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   EXPECT_EQ(gather.found, "true with zero_stage 0 and overlap_grad_reduce false");
   EXPECT_EQ(error("", ", zero_stage: 1, overlap_param_gather: true").found,
             "true with zero_stage 1 and overlap_grad_reduce false");  // Megatron-LM asserts it
-  const std::string both = "name: both\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4}\n"
-                           "parallelism: {tp: 2, dp: 4, zero_stage: 1, overlap_grad_reduce: true, "
-                           "overlap_param_gather: true}\ncluster: {gpu: h100-sxm, nodes: 1, topology: " + topology + "}\n";
-  EXPECT_TRUE(load_scenario(dir.write("both.yaml", both)).parallelism.overlap_param_gather);
+  EXPECT_TRUE(loaded("", ", zero_stage: 1, overlap_grad_reduce: true, overlap_param_gather: true")
+                  .parallelism.overlap_param_gather);
   const InputErrorInfo weights = error("", ", zero_stage: 3, fp8_weight_all_gather: true");
   EXPECT_EQ(weights.field, "parallelism.fp8_weight_all_gather");
   EXPECT_EQ(weights.found, "true with precision bf16 and zero_stage 3");
@@ -518,10 +520,7 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   EXPECT_EQ(loss.found, "fused");
   EXPECT_EQ(error(", loss_metrics: 2", "").field, "training.loss_metrics");
   EXPECT_EQ(error(", framework: pytorch, loss_metrics: 9", "").expected, "0 to 8");
-  const Scenario fused = load_scenario(dir.write(
-      "fused.yaml", "name: fused\nmodel: {preset: gpt3-1.3b}\ntraining: {global_batch: 64, micro_batch: 4, framework: "
-                    "pytorch, cross_entropy: fused, loss_metrics: 2}\nparallelism: {tp: 2, dp: 4}\ncluster: {gpu: "
-                    "h100-sxm, nodes: 1, topology: " + topology + "}\n"));
+  const Scenario fused = loaded(", framework: pytorch, cross_entropy: fused, loss_metrics: 2", "");
   EXPECT_EQ(fused.training.cross_entropy, CrossEntropyKernel::fused);
   EXPECT_EQ(fused.training.loss_metrics, 2);
 }

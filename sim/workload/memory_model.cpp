@@ -213,7 +213,7 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
   // Every micro-batch goes through chunk 0 first and leaves it last.
   out.micro_batches_in_flight = passes.front();
   // The backward pass rematerialises, one layer at a time, what recompute did not keep.
-  if (layers > 0) out.activations_bytes += activation_bytes_per_layer(s, Recompute::none) - per_layer;
+  if (layers > 0) out.activations_bytes += kept_layer - per_layer;
   const double e = working_element_bytes(s), h = s.model.hidden, tokens = tokens_per_micro_batch(s);
   const std::optional<double> logits_saved = saved_bytes_of_logits(rank);
   // First stage: Megatron's embedding dropout mask (its output is the first layer's input, counted).

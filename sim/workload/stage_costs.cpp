@@ -59,6 +59,12 @@ double tp_gather_bytes(const Scenario& s, const RankShape& r, double bytes) {
   return s.parallelism.fp8_tp_all_gather ? bytes * element_bytes(Precision::fp8) / r.elem_bytes : bytes;
 }
 
+// Layers whose whole forward pass, collectives included, runs again in the backward pass: the
+// ones full recompute redoes (recompute_layers of them, or all); none under the other modes.
+int rerun_layers(const Scenario& s, int layers) {
+  return s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
+}
+
 struct ChunkPasses {
   StagePass forward, backward, backward_weight;
 };
@@ -74,7 +80,7 @@ struct ChunkPasses {
 void add_megatron_sequence_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   const bool overlap = s.parallelism.tp_comm_overlap;
   const double bytes = tp_allreduce_bytes(r);
-  const int recomputed = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
+  const int recomputed = rerun_layers(s, layers);
   const int forward_calls = kTpAllReducesPerLayerForward * layers, recompute = kTpAllReducesPerLayerForward * recomputed;
   const int column_calls = kTpAllReducesPerLayerBackward * layers;
   const double gather = tp_gather_bytes(s, r, bytes);
@@ -98,7 +104,7 @@ void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
     return add_megatron_sequence_parallel(c, s, r, layers);
   const bool overlap = s.parallelism.tp_comm_overlap;
   const double bytes = tp_allreduce_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
+  const int recompute = rerun_layers(s, layers);
   const int forward_calls = kTpAllReducesPerLayerForward * layers;
   const int backward_calls = kTpAllReducesPerLayerBackward * layers + kTpAllReducesPerLayerForward * recompute;
   if (r.sequence_parallel) {
@@ -119,7 +125,7 @@ void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 void add_context_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   if (s.parallelism.cp <= 1) return;
   const double bytes = cp_kv_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? recomputed_layers(s.training, layers) : 0;
+  const int recompute = rerun_layers(s, layers);
   add(c.forward, GroupRole::cp, CollectiveKind::all_gather, layers, bytes, true);
   add(c.backward, GroupRole::cp, CollectiveKind::all_gather, recompute, bytes, true);
   add(c.backward, GroupRole::cp, CollectiveKind::reduce_scatter, layers, bytes, true);
@@ -129,7 +135,7 @@ void add_context_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r,
 void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, int layers) {
   if (!s.model.moe.enabled() || s.parallelism.ep <= 1) return;
   const double bytes = ep_all_to_all_bytes(r);
-  const int recompute = s.training.recompute == Recompute::full ? 2 * recomputed_layers(s.training, layers) : 0;
+  const int recompute = 2 * rerun_layers(s, layers);
   add(c.forward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers, bytes, false);
   add(c.backward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers + recompute, bytes, false);
 }
@@ -141,12 +147,13 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
   const double grad_bytes = gradient_element_bytes(s);
-  const double embedding[] = {params.embedding, 0};
-  const std::pair<GroupRole, double> parts[] = {{GroupRole::dp, params.dense}, {GroupRole::expert_dp, params.expert}};
+  const struct {
+    GroupRole group;
+    double count, embedding;  // parameters, and of them the embedding's and LM head's
+  } parts[] = {{GroupRole::dp, params.dense, params.embedding}, {GroupRole::expert_dp, params.expert, 0}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
-  for (int i = 0; i < 2; ++i) {
-    const auto& [group, count] = parts[i];
-    const double gathered = weight_gather_bytes(s, count, embedding[i], r.elem_bytes);
+  for (const auto& [group, count, embedding] : parts) {
+    const double gathered = weight_gather_bytes(s, count, embedding, r.elem_bytes);
     add(c.forward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
     add(c.backward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
