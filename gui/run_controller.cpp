@@ -1,6 +1,7 @@
 #include "run_controller.hpp"
 
 #include <QMetaObject>
+#include <utility>
 
 #include "analytic_model.hpp"
 #include "what_if.hpp"
@@ -68,19 +69,18 @@ void RunController::cancel() { cancel_ = true; }
 void RunController::threadDone() {
   thread_->deleteLater();
   thread_ = nullptr;
-  if (twin_ && twin_of_ && !cancel_) {
+  std::optional<ResolvedScenario> twin = std::exchange(twin_, std::nullopt);  // forked at most once
+  if (twin && twin_of_ && !cancel_) {
     SimulationOptions options;
     options.cancel = &cancel_;
     std::shared_ptr<StartedSimulation> healthy;
     try {
-      healthy = std::make_shared<StartedSimulation>(std::move(*twin_), options);
+      healthy = std::make_shared<StartedSimulation>(std::move(*twin), options);
     } catch (const std::exception& e) {
       emit failed(QString::fromStdString(e.what()));
     }
-    twin_.reset();
     if (healthy) return wait([this, healthy, run = twin_of_] { compare(healthy, run); });
   }
-  twin_.reset();
   emit stopped();
 }
 
