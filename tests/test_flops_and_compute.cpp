@@ -139,6 +139,32 @@ TEST(ComputeModel, PowerLimitedPartRunsALargeGemmAtItsMeasuredRate) {
   EXPECT_NEAR(cm.time_s(copy), 1e9 / (2400e9 * 0.93) + kMemoryKernelStartupS, 1e-12);
 }
 
+// The same pull request's FP8 8192^3 GEMM with per-row scales ran at 1125.51 TFLOP/s at 500 W,
+// where this project's 700 W H100 SXM ran it at 1348.63: the power limit takes 16.5% of the FP8
+// rate against 26.6% of the bf16 one. An FP8 GEMM on the 500 W part therefore takes 1348.63 /
+// 1125.51 of the 700 W part's time at any shape, and a bf16 one 797.5 / 585.23.
+TEST(ComputeModel, PowerLimitSlowsFp8GemmsLessThanBf16Ones) {
+  const DeviceSpec& full = *find_device("h100-sxm");
+  const DeviceSpec& limited = *find_device("h100-96gb-500w");
+  const double n = 8192;
+  const Operator op{"gemm", OperatorKind::gemm, 2 * n * n * n, 0};  // compute only: the HBMs differ
+  for (Fp8Recipe recipe : {Fp8Recipe::tensorwise, Fp8Recipe::rowwise}) {
+    const ComputeModel at_700(full, Precision::fp8, default_efficiencies(full), {}, uniform_access_scales(1), recipe);
+    const ComputeModel at_500(limited, Precision::fp8, default_efficiencies(limited), {}, uniform_access_scales(1),
+                              recipe);
+    EXPECT_NEAR(at_500.time_s(op) / at_700.time_s(op), 1348.63 / 1125.51, 1e-9) << to_string(recipe);
+  }
+  const ComputeModel bf16_700(full, Precision::bf16, default_efficiencies(full));
+  const ComputeModel bf16_500(limited, Precision::bf16, default_efficiencies(limited));
+  EXPECT_NEAR(bf16_500.time_s(op) / bf16_700.time_s(op), 797.5 / 585.23, 1e-9);
+  // Attention's batched GEMMs stay at the bf16 rate when training in fp8, and so at its scale.
+  Operator attention = op;
+  attention.kind = OperatorKind::attention_gemm;
+  const ComputeModel fp8_700(full, Precision::fp8, default_efficiencies(full));
+  const ComputeModel fp8_500(limited, Precision::fp8, default_efficiencies(limited));
+  EXPECT_NEAR(fp8_500.time_s(attention) / fp8_700.time_s(attention), 797.5 / 585.23, 1e-9);
+}
+
 TEST(ComputeModel, ElementwiseIsMemoryBound) {
   // 1 GB through HBM on A100 80GB: 2,039 GB/s x 0.93 (streaming, measured on an H100), plus the
   // kernel's 1.8 us start-up.

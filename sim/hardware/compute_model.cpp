@@ -12,6 +12,7 @@ ComputeModel::ComputeModel(const DeviceSpec& device, Precision precision, Effici
       peak_flops_(device.peak_flops(precision)),
       non_gemm_peak_flops_(device.peak_flops(working_precision(precision))),
       fp8_gemm_share_(precision == Precision::fp8 ? device.fp8_gemm_share(fp8_recipe) : 1),
+      gemm_sustained_scale_(precision == Precision::fp8 ? device.fp8_tensor_scale() : device.sustained_tensor_scale),
       eff_(efficiencies),
       measured_(std::move(measured)),
       access_scales_(access_scales) {}
@@ -35,16 +36,17 @@ double ComputeModel::time_s(const Operator& op) const {
   }
   OperatorEfficiency e = eff_[op.kind];
   const EfficiencyCurve& curve = measured_[op.kind];
+  const bool low_precision = op.kind == OperatorKind::gemm && !op.working_precision_gemm;
   // A measured curve holds its GPU's power behaviour; published and default rates are the
   // datasheet part's at full TDP, so a part run at a lower power limit scales them.
+  const double sustained = low_precision ? gemm_sustained_scale_ : device_->sustained_tensor_scale;
   if (op.kernel_efficiency > 0) {
-    e.compute = op.kernel_efficiency * device_->sustained_tensor_scale;
+    e.compute = op.kernel_efficiency * sustained;
   } else if (!curve.empty()) {
     e.compute = curve.at(op.flops);
   } else {
-    e.compute *= device_->sustained_tensor_scale;
+    e.compute *= sustained;
   }
-  const bool low_precision = op.kind == OperatorKind::gemm && !op.working_precision_gemm;
   if (low_precision && curve.empty()) e.compute *= fp8_gemm_share_;
   const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization * tensor_clock_) : 0.0;

@@ -117,6 +117,7 @@ class ComputeModel {
   double peak_flops_;
   double non_gemm_peak_flops_;  // attention's batched GEMMs: bf16 when training in fp8
   double fp8_gemm_share_ = 1;   // of the FP8 GEMMs' rate; 1 unless training in fp8
+  double gemm_sustained_scale_ = 1;  // DeviceSpec::sustained_tensor_scale, or fp8_tensor_scale()
   EfficiencyTable eff_;
   MeasuredEfficiencies measured_;
   double tensor_clock_ = 1;

@@ -80,10 +80,14 @@ const std::vector<DeviceSpec>& all_devices() {
       // workplace's own H100 measured ~798): 585.23 / 797.5 of the tensor rate. Capacity: the nominal
       // 96 GiB (the driver's figure for this part is not published).
       // The H100 SXM's in-step GEMM rate, its fall under load and its FP8 GEMMs' shares (measured
-      // above) apply to its die.
+      // above) apply to its die. FP8 GEMMs lose less to the 500 W limit: the same pull request's
+      // 8192^3 FP8 GEMM with per-row scales ("fp8 row gemm only") ran at 1125.51 TFLOP/s, where the
+      // H100 SXM lent to this project ran that shape and recipe at 1348.63 (torch._scaled_mm, whose
+      // rowwise kernel is CUTLASS's, as FBGEMM's is; microbenchmarks.jsonl above): 1125.51 / 1348.63
+      // of the 700 W rate, against 585.23 / 797.5 for bf16.
       {"h100-96gb-500w", "NVIDIA H100 96GB HBM2e at 500 W (Grand Teton)", 989.4 * T, 989.4 * T, 1978.9 * T, 494.7 * T,
        67 * T, 96 * 1024 * MiB, 2400 * GB, 450 * GB, 90, 132, 585.23 / 797.5, 0.84, 0.81, kFp8GemmShareTensorwise,
-       kFp8GemmShareRowwise},
+       kFp8GemmShareRowwise, 1125.51 / 1348.63},
       // NVIDIA H200 Tensor Core GPU datasheet (SXM column): same compute as H100 SXM (FP32 67);
       // 141GB HBM3e at 4.8 TB/s; NVLink 900 GB/s bidirectional. The H100 SXM5's 132 SMs.
       // The H100 SXM's in-step GEMM rate, its fall under load and its FP8 GEMMs' shares (measured

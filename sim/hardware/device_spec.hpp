@@ -41,6 +41,9 @@ struct DeviceSpec {
   // CUTLASS rowwise kernel). fp8_gemm_share() picks one for a recipe.
   double fp8_gemm_share_tensorwise = 1;
   double fp8_gemm_share_rowwise = 1;
+  // sustained_tensor_scale for FP8 GEMMs, where a part's power limit was measured to slow them
+  // less than its bf16 ones (0: the same scale). fp8_tensor_scale() says which applies.
+  double sustained_fp8_tensor_scale = 0;
   // The board's maximum power (TDP) from its datasheet, W: what it draws through a training run,
   // which keeps it near its power limit (kHostSide in device_spec.cpp; 0: not known).
   double board_power_w = 0;
@@ -64,6 +67,9 @@ struct DeviceSpec {
   // not measured and are taken at it.
   double fp8_gemm_share(Fp8Recipe r) const {
     return r == Fp8Recipe::rowwise ? fp8_gemm_share_rowwise : fp8_gemm_share_tensorwise;
+  }
+  double fp8_tensor_scale() const {
+    return sustained_fp8_tensor_scale > 0 ? sustained_fp8_tensor_scale : sustained_tensor_scale;
   }
   // The clock factor on the tensor-core rate of a step whose GPU time is `tensor_share` matmuls
   // and attention: 1 up to the largest share in_step_gemm_efficiency was measured at

@@ -103,6 +103,10 @@ std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
                                              s.training.fp8_recipe == Fp8Recipe::rowwise ? "per-row" : "per-tensor",
                                              share, note)
                                : "not measured: the bf16 share of the FP8 peak" + note);
+    if (d.sustained_fp8_tensor_scale > 0)
+      line("", fmt::format("x{:.3f} of the 700 W part's FP8 rate at this part's power limit (bf16 x{:.3f}), "
+                           "measured on each",
+                           d.sustained_fp8_tensor_scale, d.sustained_tensor_scale));
   }
   line("attention_gemm", d.sm_arch >= 90 ? "cuDNN and FlashAttention curves measured on an H100 SXM, 2026-11-26" + note
                                          : "FlashAttention-2's published A100 curves" + note);
