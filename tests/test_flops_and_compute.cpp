@@ -325,6 +325,53 @@ TEST(Fp8Casts, Float8TensorParallelCastsTheShardBeforeTheGather) {
   }
 }
 
+// torchao's Float8Linear (tensorwise and rowwise recipes outside Megatron;
+// torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args) casts each weight in every
+// forward unless FSDP gathered it in FP8, and its backward casts again for the two gradient GEMMs:
+// the output gradient, the saved bf16 input and the weight. Compiled with per-tensor scales those
+// repeat casts already made and are deduplicated; per-row scales run along the other axis, and
+// eager PyTorch deduplicates nothing. Each such cast reads its bf16 tensor twice (amax, cast) and
+// writes FP8: 5 B an element. A GELU layer of h = 1024 over t = 8192 tokens: weights 12 h^2,
+// inputs 7 t h, output gradients 9 t h. Transformer Engine (Megatron) caches its weights' casts.
+TEST(Fp8Casts, Float8LinearCastsWeightsAndRecastsInTheBackwardUnlessCompiledPerTensor) {
+  RankShape r = gpt_layer_on_h100(4, 1024, 16);
+  r.fp8_gemms = true;
+  const double t = 4 * 2048, h = 1024;
+  auto bytes = [](const std::vector<Operator>& ops, const std::string& prefix) {
+    double sum = 0;
+    for (const Operator& op : ops)
+      if (std::string(op.name).rfind(prefix, 0) == 0) sum += op.bytes;
+    return sum;
+  };
+  struct Case {
+    Framework framework;
+    Fp8Recipe recipe;
+    bool recasts;
+  };
+  for (const Case& c : {Case{Framework::torch_compile, Fp8Recipe::tensorwise, false},
+                        Case{Framework::torch_compile, Fp8Recipe::rowwise, true},
+                        Case{Framework::pytorch, Fp8Recipe::tensorwise, true},
+                        Case{Framework::pytorch, Fp8Recipe::rowwise, true}}) {
+    r.framework = c.framework;
+    r.fp8_recipe = c.recipe;
+    for (bool weight_gather : {false, true}) {
+      r.fp8_weight_gather = weight_gather;
+      const double weights = weight_gather ? 0 : 5 * 12 * h * h;
+      EXPECT_DOUBLE_EQ(bytes(layer_forward_ops(r), "fp8_cast_weight"), weights);
+      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_weight"), c.recasts ? weights : 0);
+      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_input"), c.recasts ? 5 * 7 * t * h : 0);
+      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_grad"), c.recasts ? 5 * 9 * t * h : 0);
+      // The casts every recipe makes are unchanged (6 B an element with current scaling).
+      EXPECT_DOUBLE_EQ(bytes(layer_forward_ops(r), "fp8_cast_transpose"), 6 * 7 * t * h);
+    }
+  }
+  r.framework = Framework::megatron;
+  r.fp8_recipe = Fp8Recipe::delayed;
+  r.fp8_weight_gather = false;
+  EXPECT_EQ(bytes(layer_forward_ops(r), "fp8_cast_weight"), 0);
+  EXPECT_EQ(bytes(layer_backward_ops(r), "fp8_recast"), 0);
+}
+
 // The loss over t x V logits of 2 bytes, eager and compiled alike. torch (F.cross_entropy under
 // autocast): forward the fp32 copy (2 + 4 B an element), log-softmax (12) keeping its fp32 output
 // (4), backward the zeroed gradient (4), log-softmax's backward (12), the cast down (4 + 2): 40 B

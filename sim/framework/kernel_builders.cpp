@@ -89,9 +89,29 @@ bool is_fused_attention(const Operator& op) {
   return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
 }
 
+namespace {
+
+// torchao's Float8Linear: TorchTitan's dynamic tensorwise and rowwise recipes outside Megatron.
+bool torchao_float8(const RankShape& r) {
+  return r.framework != Framework::megatron &&
+         (r.fp8_recipe == Fp8Recipe::tensorwise || r.fp8_recipe == Fp8Recipe::rowwise);
+}
+
+// Its backward casts each GEMM's operands again for the two gradient GEMMs. Compiled with
+// per-tensor scales these repeat the forward's casts and each other, and are deduplicated.
+bool torchao_backward_recasts(const RankShape& r) {
+  return torchao_float8(r) && (r.fp8_recipe == Fp8Recipe::rowwise || r.framework != Framework::torch_compile);
+}
+
+// hp_tensor_to_float8_dynamic: an amax pass over the bf16 tensor, then its cast (read, write FP8).
+constexpr double kDynamicCastBytesPerElement = 2 + 2 + 1;
+
+}  // namespace
+
 std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast which, const RankShape& r) {
   std::vector<Operator> casts;
   const bool inputs = which == Fp8Cast::inputs;
+  const bool cast_weights = torchao_float8(r) && !r.fp8_weight_gather;
   bool previous_column = false;  // the GEMM before read the layer's hidden state too
   for (const Operator& op : forward) {
     if (op.kind != OperatorKind::gemm || op.working_precision_gemm) continue;
@@ -101,12 +121,23 @@ std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast wh
     const bool column = op.m == r.tokens() && op.k == r.hidden, row = op.m == r.tokens() && op.n == r.hidden;
     const bool shared_input = column && previous_column;
     previous_column = column;
-    if (r.fp8_tp_gather && (inputs ? column : row)) {
+    // An operand gathered in FP8 arrives cast: the backward uses it as it is.
+    const bool gathered = r.fp8_tp_gather && (inputs ? column : row);
+    if (gathered) {
       if (shared_input && inputs) continue;
       elements /= r.tp;
     }
     casts.push_back(memory_op(inputs ? "fp8_cast_transpose" : "fp8_cast_transpose_grad", MemoryAccess::streaming,
                               fp8_cast_transpose_bytes_per_element(r.fp8_recipe) * elements));
+    const double weight = op.k * op.n, b = kDynamicCastBytesPerElement;
+    if (inputs) {
+      if (cast_weights) casts.push_back(memory_op("fp8_cast_weight", MemoryAccess::streaming, b * weight));
+      continue;
+    }
+    if (!torchao_backward_recasts(r)) continue;
+    if (!gathered) casts.push_back(memory_op("fp8_recast_grad", MemoryAccess::streaming, b * op.m * op.n));
+    if (!(r.fp8_tp_gather && column)) casts.push_back(memory_op("fp8_recast_input", MemoryAccess::streaming, b * op.m * op.k));
+    if (cast_weights) casts.push_back(memory_op("fp8_recast_weight", MemoryAccess::streaming, b * weight));
   }
   return casts;
 }

@@ -50,7 +50,10 @@ double fused_attention_saved_bytes(const RankShape& r);
 // in the backward, every output gradient [m x n] is cast to FP8 together with a transposed copy,
 // at the recipe's bytes per element (precision.hpp). TE fuses some of these casts into the
 // LayerNorm and GELU kernels before them, saving the bf16 read; dtsim counts them unfused.
-// Weights are cast once per iteration (TE's first-micro-batch cache) and are left out.
+// Weights are cast once per iteration (TE's first-micro-batch cache) and are left out, except
+// under torchao's Float8Linear (tensorwise or rowwise outside Megatron), which casts each weight
+// in every forward unless FSDP gathered it in FP8, and whose backward casts the output gradient,
+// the input and the weight again, unless compiled with per-tensor scales (docs/frameworks.md).
 // With FP8 sequence-parallel all-gathers (RankShape::fp8_tp_gather; torchao's Float8 TP styles,
 // torchao/float8/float8_tensor_parallel.py) the casts that feed a gather run on this rank's
 // 1/tp of the tokens before it: a column-parallel linear's input, once for the linears that read

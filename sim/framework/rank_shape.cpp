@@ -22,6 +22,7 @@ RankShape rank_shape(const Scenario& s) {
   r.tp = tp;
   r.sequence_parallel = s.parallelism.sequence_parallel && tp > 1;
   r.fp8_tp_gather = r.fp8_gemms && r.sequence_parallel && s.parallelism.fp8_tp_all_gather;
+  r.fp8_weight_gather = r.fp8_gemms && s.parallelism.fp8_weight_all_gather;
   r.moe = m.moe;
   r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
   r.device = find_device(s.cluster.gpu);

@@ -24,6 +24,8 @@ struct RankShape {
   // The sequence-parallel all-gathers carry FP8 (fp8_tp_all_gather): the casts they need run on
   // this rank's sequence shard, before the gather (kernel_builders.hpp, fp8_casts).
   bool fp8_tp_gather = false;
+  // FSDP all-gathers the weights already cast to FP8 (fp8_weight_all_gather): no layer casts them.
+  bool fp8_weight_gather = false;
   MlpKind mlp = MlpKind::gelu;
   int tp = 1;
   bool sequence_parallel = false;  // norms, dropout and residuals see tokens / tp
