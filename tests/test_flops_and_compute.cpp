@@ -196,6 +196,18 @@ TEST(ComputeModel, MemoryAccessSharesFollowTheMeasuredSizes) {
   EXPECT_DOUBLE_EQ(memory_access_efficiency(MemoryAccess::fill, 1e12), 1.98);
 }
 
+// The shares are per kernel: 63 GB streamed by 100 kernels of 630 MB each run at 0.93 of the peak,
+// the share of a 630 MB kernel, not at the 1.83 measured for one 6.3 GB kernel (an optimizer's
+// per-tensor loop is such an operator).
+TEST(ComputeModel, AnOperatorOfManyKernelsStreamsAtItsKernelsSize) {
+  const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  Operator loop = memory_op("adam", MemoryAccess::streaming, 63e9, 100);
+  EXPECT_DOUBLE_EQ(cm.memory_efficiency(loop), 0.93);
+  EXPECT_NEAR(cm.time_s(loop), 63e9 / (3350e9 * 0.93) + 100 * kMemoryKernelStartupS, 1e-12);
+  loop.kernels = 10;  // 6.3 GB each
+  EXPECT_DOUBLE_EQ(cm.memory_efficiency(loop), 1.83);
+}
+
 TEST(ComputeModel, SkinnyGemmFallsBackToBandwidth) {
   // [1 x 8192] x [8192 x 8192] bf16 on H100: 134 MFLOP but 134 MB of weights: the memory time.
   const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());

@@ -26,7 +26,10 @@ ComputeModel ComputeModel::with_tensor_clock(double clock) const {
 double ComputeModel::memory_efficiency(const Operator& op) const {
   // A per-kind value (a format-1 calibration's summary) against the table's, and a measured copy.
   const double summary = eff_[op.kind].memory / default_efficiencies()[op.kind].memory;
-  return memory_access_efficiency(op.access, op.bytes) * summary * access_scales_[size_t(op.access)];
+  // The shares were measured kernel by kernel: an operator of several kernels (an optimizer's
+  // per-tensor loop) streams each kernel's bytes at that kernel's size.
+  const double kernel_bytes = op.bytes / std::max(1, op.kernels);
+  return memory_access_efficiency(op.access, kernel_bytes) * summary * access_scales_[size_t(op.access)];
 }
 
 double ComputeModel::time_s(const Operator& op) const {
