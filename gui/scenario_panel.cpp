@@ -217,6 +217,9 @@ QWidget* ScenarioPanel::buildParallelism() {
                  checkField("parallelism.fp8_tp_all_gather", "FP8 TP all-gathers (precision fp8, sequence parallel)"));
   transformerRow(form, "",
                  checkField("parallelism.fsdp_prefetch", "FSDP prefetch (ZeRO-3 all-gathers beside the compute)"));
+  transformerRow(form, "FSDP version",
+                 comboField("parallelism.fsdp_version", {"1", "2"},
+                            "ZeRO-2/3 in PyTorch: 1 FullyShardedDataParallel (Composer), 2 fully_shard (TorchTitan)"));
   return box;
 }
 
@@ -412,6 +415,7 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["parallelism.fp8_weight_all_gather"], p.fp8_weight_all_gather ? "true" : "false");
   showValue(fields_["parallelism.fp8_tp_all_gather"], p.fp8_tp_all_gather ? "true" : "false");
   showValue(fields_["parallelism.fsdp_prefetch"], p.fsdp_prefetch ? "true" : "false");
+  showValue(fields_["parallelism.fsdp_version"], QString::number(p.fsdp_version));
 }
 
 void ScenarioPanel::recheck() {

@@ -520,6 +520,15 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   EXPECT_EQ(loss.found, "fused");
   EXPECT_EQ(error(", loss_metrics: 2", "").field, "training.loss_metrics");
   EXPECT_EQ(error(", framework: pytorch, loss_metrics: 9", "").expected, "0 to 8");
+  // FSDP1 is PyTorch's, and shards from ZeRO-2 on; a version outside 1 and 2 is no FSDP.
+  const InputErrorInfo fsdp = error("", ", zero_stage: 3, fsdp_version: 1");
+  EXPECT_EQ(fsdp.line, 4);
+  EXPECT_EQ(fsdp.field, "parallelism.fsdp_version");
+  EXPECT_EQ(fsdp.found, "1 with zero_stage 3 and framework megatron");
+  EXPECT_EQ(error(", framework: pytorch", ", zero_stage: 1, fsdp_version: 1").found,
+            "1 with zero_stage 1 and framework pytorch");
+  EXPECT_EQ(error(", framework: pytorch", ", zero_stage: 3, fsdp_version: 3").field, "parallelism.fsdp_version");
+  EXPECT_EQ(loaded(", framework: pytorch", ", zero_stage: 2, fsdp_version: 1").parallelism.fsdp_version, 1);
   const Scenario fused = loaded(", framework: pytorch, cross_entropy: fused, loss_metrics: 2", "");
   EXPECT_EQ(fused.training.cross_entropy, CrossEntropyKernel::fused);
   EXPECT_EQ(fused.training.loss_metrics, 2);

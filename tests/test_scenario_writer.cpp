@@ -68,6 +68,15 @@ TEST(ScenarioWriter, WrittenScenarioKeepsTheLossKernels) {
   EXPECT_EQ(back.training.framework, Framework::pytorch);
 }
 
+TEST(ScenarioWriter, WrittenScenarioKeepsItsFsdpVersion) {
+  TempDir dir;
+  const Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"parallelism.zero_stage", "3"},
+                                             {"parallelism.fsdp_version", "1"}, {"events", "[]"}});
+  const fs::path out = dir.path / "written.yaml";
+  std::ofstream(out) << scenario_to_yaml(s, "round trip");
+  EXPECT_EQ(load_scenario(out).parallelism.fsdp_version, 1);
+}
+
 TEST(ScenarioWriter, BadOverridePathIsAnInputError) {
   const InputErrorInfo e = test::error_of([] { scenario_yaml(kEvents, {{"training..micro_batch", "2"}}, "x.yaml"); });
   EXPECT_EQ(e.field, "training..micro_batch");

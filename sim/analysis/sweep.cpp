@@ -195,6 +195,7 @@ std::vector<FieldOverride> layout_overrides(const Scenario& s) {
           {"parallelism.fp8_weight_all_gather", flag(p.fp8_weight_all_gather)},
           {"parallelism.fp8_tp_all_gather", flag(p.fp8_tp_all_gather)},
           {"parallelism.fsdp_prefetch", flag(p.fsdp_prefetch)},
+          {"parallelism.fsdp_version", std::to_string(p.fsdp_version)},
           {"parallelism.bucket_mb", fmt::format("{}", p.bucket_mb)},
           {"training.micro_batch", std::to_string(s.training.micro_batch)},
           {"training.recompute", to_string(s.training.recompute)},

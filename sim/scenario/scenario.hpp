@@ -116,6 +116,9 @@ struct ParallelismConfig {
   // reduce-scatters stay bf16.
   bool fp8_tp_all_gather = false;
   bool fsdp_prefetch = true;         // ZeRO-3: weights all-gathered ahead, beside the compute
+  // ZeRO-2/3 outside Megatron: PyTorch's FSDP1 (FullyShardedDataParallel: Composer, llm-foundry)
+  // or FSDP2 (fully_shard: TorchTitan), whose copies of the gathered weights and gradients differ.
+  int fsdp_version = 2;
   double bucket_mb = 25;             // gradient bucket, MB (1e6 B); PyTorch DDP's bucket_cap_mb
 };
 

@@ -172,6 +172,11 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
     fail("parallelism.fp8_tp_all_gather", "false unless training.precision is fp8 and parallelism.sequence_parallel",
          fmt::format("true with precision {} and sequence_parallel {}", to_string(s.training.precision),
                      p.sequence_parallel));
+  // FSDP1 is PyTorch's: Megatron shards with its distributed optimizer, and below ZeRO-2 nothing is sharded.
+  if (p.fsdp_version == 1 && (s.training.framework == Framework::megatron || p.zero_stage < 2))
+    fail("parallelism.fsdp_version",
+         "2 (the default) unless parallelism.zero_stage is 2 or 3 and training.framework is pytorch or torch_compile",
+         fmt::format("1 with zero_stage {} and framework {}", p.zero_stage, to_string(s.training.framework)));
 }
 
 // Context parallelism splits every sequence into 2*cp chunks (two per rank, so that causal

@@ -127,7 +127,7 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
                        {"tp", "pp", "dp", "cp", "ep", "schedule", "virtual_stages", "first_stage_layers",
                         "last_stage_layers", "sequence_parallel", "tp_comm_overlap", "zero_stage",
                         "overlap_grad_reduce", "overlap_param_gather", "grad_reduce_in_bf16", "fp8_weight_all_gather",
-                        "fp8_tp_all_gather", "bucket_mb", "fsdp_prefetch"});
+                        "fp8_tp_all_gather", "bucket_mb", "fsdp_prefetch", "fsdp_version"});
   p.tp = f.positive_int_or(par, at, "tp", 1);
   p.pp = f.positive_int_or(par, at, "pp", 1);
   p.dp = f.positive_int_or(par, at, "dp", 1);
@@ -149,6 +149,7 @@ ParallelismConfig read_parallelism_section(const YamlFields& f, const YAML::Node
   p.fp8_tp_all_gather = f.boolean_or(par, at, "fp8_tp_all_gather", false);
   if (f.has(par, "bucket_mb")) p.bucket_mb = f.positive_number(par, at, "bucket_mb");
   p.fsdp_prefetch = f.boolean_or(par, at, "fsdp_prefetch", true);
+  if (f.has(par, "fsdp_version")) p.fsdp_version = f.int_in(par, at, "fsdp_version", 1, 2);
   return p;
 }
 

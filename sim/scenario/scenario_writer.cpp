@@ -135,11 +135,12 @@ std::string scenario_to_yaml(const Scenario& s, const std::string& comment) {
   out += fmt::format("parallelism:\n  tp: {}\n  cp: {}\n  pp: {}\n  dp: {}\n  ep: {}\n  schedule: {}\n"
                      "  virtual_stages: {}\n  sequence_parallel: {}\n  tp_comm_overlap: {}\n  zero_stage: {}\n"
                      "  overlap_grad_reduce: {}\n  overlap_param_gather: {}\n  grad_reduce_in_bf16: {}\n"
-                     "  fp8_weight_all_gather: {}\n  fp8_tp_all_gather: {}\n  bucket_mb: {}\n  fsdp_prefetch: {}\n",
+                     "  fp8_weight_all_gather: {}\n  fp8_tp_all_gather: {}\n  bucket_mb: {}\n  fsdp_prefetch: {}\n"
+                     "  fsdp_version: {}\n",
                      p.tp, p.cp, p.pp, p.dp, p.ep, to_string(p.schedule), p.virtual_stages, p.sequence_parallel,
                      p.tp_comm_overlap, p.zero_stage, p.overlap_grad_reduce, p.overlap_param_gather,
                      p.grad_reduce_in_bf16, p.fp8_weight_all_gather, p.fp8_tp_all_gather, p.bucket_mb,
-                     p.fsdp_prefetch);
+                     p.fsdp_prefetch, p.fsdp_version);
   if (p.first_stage_layers > 0) out += fmt::format("  first_stage_layers: {}\n", p.first_stage_layers);
   if (p.last_stage_layers > 0) out += fmt::format("  last_stage_layers: {}\n", p.last_stage_layers);
   const ClusterConfig& c = s.cluster;

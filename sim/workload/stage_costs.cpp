@@ -160,6 +160,34 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   }
 }
 
+// PyTorch's FSDP copies the chunk's gathered weights and its gradients whole, once per pass
+// (torch/distributed/fsdp). FSDP1 (_runtime_utils.py, _post_backward_hook and _reduce_grad)
+// casts each unsharded gradient to the reduce dtype and pre-divides it by its factor (> 1 for
+// any dp > 1) before the reduce-scatter. FSDP2 (_fsdp_collectives.py) copies each all-gather's
+// output into the parameters (foreach_all_gather_copy_out), forward and, resharded after it,
+// backward, and the gradients into the reduce-scatter's input in the reduce dtype
+// (foreach_reduce_scatter_copy_in). Both run those on side streams beside the backward's GEMMs
+// at times, taking the SMs and bandwidth the GEMMs lose; priced as the pass's own kernels.
+void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk, const ComputeModel& compute,
+                     double host_s) {
+  if (s.parallelism.zero_stage < 2 || s.training.framework == Framework::megatron || s.parallelism.dp <= 1) return;
+  const StageParameters params = chunk_parameters_per_rank(s, chunk);
+  const double p = params.total(), grad = r.autocast ? 4 : r.elem_bytes, reduce = gradient_element_bytes(s);
+  std::vector<Operator> backward;
+  if (s.parallelism.fsdp_version == 1) {
+    if (grad != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (grad + reduce)));
+    backward.push_back(memory_op("fsdp_grad_predivide", MemoryAccess::streaming, p * 2 * reduce));
+  } else {
+    const double gathered = weight_gather_bytes(s, params.dense, params.embedding, r.autocast ? 4 : r.elem_bytes) +
+                            params.expert * (r.autocast ? 4 : r.elem_bytes);
+    const Operator copy_out = memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * gathered);
+    add(c.forward, {copy_out}, compute, host_s, 1);
+    if (s.parallelism.zero_stage >= 3) backward.push_back(copy_out);
+    backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (grad + reduce)));
+  }
+  add(c.backward, backward, compute, host_s, 1);
+}
+
 ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const RankShape& r, int chunk) {
   const int layers = layers_in_chunk(s, chunk);
   const bool first = chunk == 0, last = chunk == model_chunks(s.parallelism) - 1;
@@ -173,6 +201,7 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
   add_context_parallel(c, s, r, layers);
   add_expert_parallel(c, s, r, layers);
   add_zero3(c, s, r, chunk);
+  add_fsdp_copies(c, s, r, chunk, compute, host_s);
   const bool tp_split = s.parallelism.tp > 1;
   const double activation_bytes = tp_allreduce_bytes(r);
   if (first) {
