@@ -129,6 +129,25 @@ TEST(CalibrationProvenance, SaysWhatWasMeasuredAndWhatIsDefault) {
   EXPECT_NE(p.find("nvlink           measured all_reduce busbw 400 GB/s over 8 GPUs"), std::string::npos) << p;
 }
 
+// FP8 GEMMs without a measured curve are priced the same way with a calibration as without one,
+// and both reports say so in the same words: the H100's measured share of twice the bf16 rate,
+// and on the 500 W part its FP8 scale beside the bf16 one (device_spec.cpp).
+TEST(CalibrationProvenance, Fp8GemmsWithoutACurveSayTheirShareAndPowerScaleAlike) {
+  Scenario s = with_calibration("h100-96gb-500w");
+  s.training.precision = Precision::fp8;
+  s.training.fp8_recipe = Fp8Recipe::tensorwise;
+  const std::string share = "fp8 gemm         per-tensor scales measured on an H100 SXM, 2026-11-26: 0.834 of twice "
+                            "the bf16 rate at the same shape (not measured on this GPU)";
+  const std::string power = "x0.835 of the 700 W part's FP8 rate at this part's power limit (bf16 x0.734)";
+  const std::string calibrated = resolve_scenario(s).calibration_provenance;
+  s.calibration_file.reset();
+  const std::string defaults = resolve_scenario(s).calibration_provenance;
+  for (const std::string& p : {calibrated, defaults}) {
+    EXPECT_NE(p.find(share), std::string::npos) << p;
+    EXPECT_NE(p.find(power), std::string::npos) << p;
+  }
+}
+
 TEST(CalibrationFormat2, BadInputNamesTheField) {
   InputErrorInfo e = test::error_of([] { load_calibration(calibration("bad-operator-kind.json"), default_efficiencies()); });
   EXPECT_EQ(e.field, "operators[1].kind");

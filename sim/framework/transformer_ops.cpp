@@ -67,10 +67,6 @@ std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
   return {};
 }
 
-int tp_allreduces_per_layer_recompute(Recompute mode) {
-  return mode == Recompute::full ? kTpAllReducesPerLayerForward : 0;
-}
-
 std::vector<Operator> embedding_forward_ops(const RankShape& r) { return kernels_of(r).embedding_forward(r); }
 std::vector<Operator> embedding_backward_ops(const RankShape& r) { return kernels_of(r).embedding_backward(r); }
 std::vector<Operator> logits_forward_ops(const RankShape& r) { return kernels_of(r).logits_forward(r); }

@@ -56,7 +56,6 @@ double cp_kv_bytes(const RankShape& r);
 double ep_all_to_all_bytes(const RankShape& r);
 constexpr int kTpAllReducesPerLayerForward = 2;   // after attention projection and after MLP
 constexpr int kTpAllReducesPerLayerBackward = 2;  // input grads of QKV and MLP-up
-int tp_allreduces_per_layer_recompute(Recompute mode);
 
 // Bytes per gradient element in the data-parallel all-reduce (Megatron reduces bf16 grads in fp32).
 double gradient_element_bytes(Precision p);

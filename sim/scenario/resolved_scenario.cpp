@@ -31,6 +31,27 @@ NodeSpec node_with(const Scenario& s, const Calibration& c) {
   return node;
 }
 
+// What a default measured on the H100 SXM says on another GPU.
+std::string not_measured_note(const Scenario& s) { return s.cluster.gpu == "h100-sxm" ? "" : " (not measured on this GPU)"; }
+
+// When training in fp8, the lines saying how FP8 GEMMs without a measured curve are priced: the
+// share of twice the bf16 rate measured on the H100, and a power-limited part's FP8 scale.
+std::string fp8_gemm_provenance(const Scenario& s, const DeviceSpec& d, const std::string& note) {
+  if (s.training.precision != Precision::fp8) return "";
+  const double share = d.fp8_gemm_share(s.training.fp8_recipe);
+  std::string out = fmt::format(
+      "\n  {:<16} {}", "fp8 gemm",
+      share < 1 ? fmt::format("{} scales measured on an H100 SXM, 2026-11-26: {:.3f} of twice the bf16 rate at the "
+                              "same shape{}",
+                              s.training.fp8_recipe == Fp8Recipe::rowwise ? "per-row" : "per-tensor", share, note)
+                : "not measured: the bf16 share of the FP8 peak" + note);
+  if (d.sustained_fp8_tensor_scale > 0)
+    out += fmt::format("\n  {:<16} x{:.3f} of the 700 W part's FP8 rate at this part's power limit (bf16 x{:.3f}), "
+                       "measured on each",
+                       "", d.sustained_fp8_tensor_scale, d.sustained_tensor_scale);
+  return out;
+}
+
 std::string provenance(const Scenario& s, const Calibration& c, const EfficiencyTable& defaults) {
   const std::optional<std::string> measured_id = device_id_of_name(c.device);
   const bool same_gpu = measured_id == s.cluster.gpu;
@@ -70,10 +91,7 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
     out += fmt::format("\n  {:<16} {}", to_string(kind), how);
   }
   // FP8 GEMMs without their own curve run at the device's measured share (compute_model.hpp).
-  if (s.training.precision == Precision::fp8 && m[OperatorKind::gemm].empty() &&
-      target.fp8_gemm_share(s.training.fp8_recipe) < 1)
-    out += fmt::format("\n  {:<16} x{:.3f}: FP8 GEMMs against twice the bf16 rate, measured on an H100 SXM", "fp8 gemm",
-                       target.fp8_gemm_share(s.training.fp8_recipe));
+  if (m[OperatorKind::gemm].empty()) out += fp8_gemm_provenance(s, target, not_measured_note(s));
   if (const MeasuredCollective* ar = node_all_reduce(c, s)) {
     out += fmt::format("\n  {:<16} measured all_reduce busbw {:.0f} GB/s over {} GPUs: link {:.0f} -> {:.0f} GB/s",
                        "nvlink", ar->busbw_Bps / 1e9, ar->gpus, s.cluster.topology.node.nvlink_bw_Bps / 1e9,
@@ -88,7 +106,7 @@ std::string provenance(const Scenario& s, const Calibration& c, const Efficiency
 // Without a calibration file: where each kernel class's price comes from on this GPU.
 std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
   const bool measured_gpu = has_measured_defaults(d);  // the H100's figures carry to its variants
-  const std::string note = s.cluster.gpu == "h100-sxm" ? "" : " (not measured on this GPU)";
+  const std::string note = not_measured_note(s);
   std::string out = fmt::format("defaults for {} (no calibration file)", s.cluster.gpu);
   auto line = [&](const char* what, const std::string& how) { out += fmt::format("\n  {:<16} {}", what, how); };
   line("gemm", measured_gpu ? fmt::format("measured on an H100 SXM, 2026-11-26: {:.2f} of the peak in a training step, "
@@ -96,18 +114,7 @@ std::string default_provenance(const Scenario& s, const DeviceSpec& d) {
                                           d.in_step_gemm_efficiency, d.tensor_clock_under_load, note)
                             : fmt::format("datasheet default: {:.2f} of the peak{}",
                                           default_efficiencies()[OperatorKind::gemm].compute, note));
-  if (s.training.precision == Precision::fp8) {
-    const double share = d.fp8_gemm_share(s.training.fp8_recipe);
-    line("fp8 gemm", share < 1 ? fmt::format("{} scales measured on an H100 SXM, 2026-11-26: {:.3f} of twice the bf16 "
-                                             "rate at the same shape{}",
-                                             s.training.fp8_recipe == Fp8Recipe::rowwise ? "per-row" : "per-tensor",
-                                             share, note)
-                               : "not measured: the bf16 share of the FP8 peak" + note);
-    if (d.sustained_fp8_tensor_scale > 0)
-      line("", fmt::format("x{:.3f} of the 700 W part's FP8 rate at this part's power limit (bf16 x{:.3f}), "
-                           "measured on each",
-                           d.sustained_fp8_tensor_scale, d.sustained_tensor_scale));
-  }
+  out += fp8_gemm_provenance(s, d, note);
   line("attention_gemm", d.sm_arch >= 90 ? "cuDNN and FlashAttention curves measured on an H100 SXM, 2026-11-26" + note
                                          : "FlashAttention-2's published A100 curves" + note);
   line("elementwise", fmt::format("access patterns measured on an H100 SXM, as shares of this GPU's {:.0f} GB/s{}",
