@@ -136,7 +136,8 @@ std::vector<Operator> fp8_casts(const std::vector<Operator>& forward, Fp8Cast wh
     }
     if (!torchao_backward_recasts(r)) continue;
     if (!gathered) casts.push_back(memory_op("fp8_recast_grad", MemoryAccess::streaming, b * op.m * op.n));
-    if (!(r.fp8_tp_gather && column)) casts.push_back(memory_op("fp8_recast_input", MemoryAccess::streaming, b * op.m * op.k));
+    if (!(r.fp8_tp_gather && column))
+      casts.push_back(memory_op("fp8_recast_input", MemoryAccess::streaming, b * op.m * op.k));
     if (cast_weights) casts.push_back(memory_op("fp8_recast_weight", MemoryAccess::streaming, b * weight));
   }
   return casts;

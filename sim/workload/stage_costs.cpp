@@ -172,18 +172,20 @@ void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int 
                      double host_s) {
   if (s.parallelism.zero_stage < 2 || s.training.framework == Framework::megatron || s.parallelism.dp <= 1) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
-  const double p = params.total(), grad = r.autocast ? 4 : r.elem_bytes, reduce = gradient_element_bytes(s);
+  // The parameters and their gradients: fp32 under autocast, else the working precision.
+  const double p = params.total(), w = r.autocast ? 4 : r.elem_bytes, reduce = gradient_element_bytes(s);
   std::vector<Operator> backward;
   if (s.parallelism.fsdp_version == 1) {
-    if (grad != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (grad + reduce)));
+    if (w != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (w + reduce)));
     backward.push_back(memory_op("fsdp_grad_predivide", MemoryAccess::streaming, p * 2 * reduce));
   } else {
-    const double gathered = weight_gather_bytes(s, params.dense, params.embedding, r.autocast ? 4 : r.elem_bytes) +
-                            params.expert * (r.autocast ? 4 : r.elem_bytes);
+    // What the all-gathers brought, both groups as add_zero3 gathers them.
+    const double gathered =
+        weight_gather_bytes(s, params.dense, params.embedding, w) + weight_gather_bytes(s, params.expert, 0, w);
     const Operator copy_out = memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * gathered);
     add(c.forward, {copy_out}, compute, host_s, 1);
     if (s.parallelism.zero_stage >= 3) backward.push_back(copy_out);
-    backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (grad + reduce)));
+    backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (w + reduce)));
   }
   add(c.backward, backward, compute, host_s, 1);
 }
