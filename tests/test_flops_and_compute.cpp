@@ -25,6 +25,14 @@ Scenario megatron_2021_gpt3() {
 }
 
 // 72 * B * s * l * h^2 * (1 + s/(6h) + V/(12*l*h)): model FLOPs per iteration, no recompute.
+// The bytes of the operators whose names start with `prefix` (one kind of kernel of a pass).
+double bytes_named(const std::string& prefix, const std::vector<Operator>& ops) {
+  double sum = 0;
+  for (const Operator& op : ops)
+    if (std::string(op.name).rfind(prefix, 0) == 0) sum += op.bytes;
+  return sum;
+}
+
 double megatron_model_flops(const Scenario& s) {
   const double B = s.training.global_batch, sl = s.model.seq_len, l = s.model.layers, h = s.model.hidden,
                V = s.model.vocab;
@@ -279,27 +287,21 @@ TEST(TransformerFlops, PerOpSelectiveRecomputeRedoesEverySecondMatmul) {
 TEST(Fp8Casts, EveryGemmInputAndOutputGradientIsCastWithItsTranspose) {
   RankShape r = gpt_layer_on_h100(4, 1024, 16);
   const double t = 4 * 2048, h = 1024;
-  auto cast_bytes = [](const std::vector<Operator>& ops) {
-    double bytes = 0;
-    for (const Operator& op : ops)
-      if (std::string(op.name).rfind("fp8_cast_transpose", 0) == 0) bytes += op.bytes;
-    return bytes;
-  };
-  EXPECT_EQ(cast_bytes(layer_forward_ops(r)), 0);
+  EXPECT_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 0);
   r.fp8_gemms = true;
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 4 * 7 * t * h);
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 4 * 9 * t * h);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 4 * 7 * t * h);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_backward_ops(r)), 4 * 9 * t * h);
   // Zero-bubble's split backward casts the gradients once, in the input-gradient pass.
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_input_ops(r)), 4 * 9 * t * h);
-  EXPECT_EQ(cast_bytes(layer_backward_weight_ops(r)), 0);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_backward_input_ops(r)), 4 * 9 * t * h);
+  EXPECT_EQ(bytes_named("fp8_cast_transpose", layer_backward_weight_ops(r)), 0);
   // Full recompute redoes the forward casts.
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_recompute_ops(r, Recompute::full)), 4 * 7 * t * h);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_recompute_ops(r, Recompute::full)), 4 * 7 * t * h);
   // Current scaling reads each tensor once more for its amax; MXFP8 writes one E8M0 scale per 32
   // elements with each copy.
   r.fp8_recipe = Fp8Recipe::tensorwise;
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * 7 * t * h);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 6 * 7 * t * h);
   r.fp8_recipe = Fp8Recipe::mxfp8;
-  EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), (4 + 2.0 / 32) * 7 * t * h);
+  EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), (4 + 2.0 / 32) * 7 * t * h);
 }
 
 // torchao's Float8 TP (fp8_tp_all_gather): the casts that feed a sequence-parallel all-gather run
@@ -320,20 +322,15 @@ TEST(Fp8Casts, Float8TensorParallelCastsTheShardBeforeTheGather) {
   r.fp8_gemms = true;
   r.fp8_recipe = Fp8Recipe::tensorwise;
   const double t = 4 * 2048, h = 1024, q = 256, kv = 64, f = 512;
-  auto cast_bytes = [](const std::vector<Operator>& ops) {
-    double bytes = 0;
-    for (const Operator& op : ops)
-      if (std::string(op.name).rfind("fp8_cast_transpose", 0) == 0) bytes += op.bytes;
-    return bytes;
-  };
   for (Framework framework : {Framework::pytorch, Framework::torch_compile}) {
     r.framework = framework;
     r.fp8_tp_gather = false;
-    EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * t * (5 * h + q + f));
-    EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 6 * t * (q + 2 * kv + h + 2 * f + h));
+    EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 6 * t * (5 * h + q + f));
+    EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_backward_ops(r)), 6 * t * (q + 2 * kv + h + 2 * f + h));
     r.fp8_tp_gather = true;
-    EXPECT_DOUBLE_EQ(cast_bytes(layer_forward_ops(r)), 6 * t * (2 * h / 4 + q + f));
-    EXPECT_DOUBLE_EQ(cast_bytes(layer_backward_ops(r)), 6 * t * (q + 2 * kv + 2 * f + 2 * h / 4));
+    EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 6 * t * (2 * h / 4 + q + f));
+    EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_backward_ops(r)),
+                     6 * t * (q + 2 * kv + 2 * f + 2 * h / 4));
   }
 }
 
@@ -349,12 +346,6 @@ TEST(Fp8Casts, Float8LinearCastsWeightsAndRecastsInTheBackwardUnlessCompiledPerT
   RankShape r = gpt_layer_on_h100(4, 1024, 16);
   r.fp8_gemms = true;
   const double t = 4 * 2048, h = 1024;
-  auto bytes = [](const std::vector<Operator>& ops, const std::string& prefix) {
-    double sum = 0;
-    for (const Operator& op : ops)
-      if (std::string(op.name).rfind(prefix, 0) == 0) sum += op.bytes;
-    return sum;
-  };
   struct Case {
     Framework framework;
     Fp8Recipe recipe;
@@ -369,19 +360,19 @@ TEST(Fp8Casts, Float8LinearCastsWeightsAndRecastsInTheBackwardUnlessCompiledPerT
     for (bool weight_gather : {false, true}) {
       r.fp8_weight_gather = weight_gather;
       const double weights = weight_gather ? 0 : 5 * 12 * h * h;
-      EXPECT_DOUBLE_EQ(bytes(layer_forward_ops(r), "fp8_cast_weight"), weights);
-      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_weight"), c.recasts ? weights : 0);
-      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_input"), c.recasts ? 5 * 7 * t * h : 0);
-      EXPECT_DOUBLE_EQ(bytes(layer_backward_ops(r), "fp8_recast_grad"), c.recasts ? 5 * 9 * t * h : 0);
+      EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_weight", layer_forward_ops(r)), weights);
+      EXPECT_DOUBLE_EQ(bytes_named("fp8_recast_weight", layer_backward_ops(r)), c.recasts ? weights : 0);
+      EXPECT_DOUBLE_EQ(bytes_named("fp8_recast_input", layer_backward_ops(r)), c.recasts ? 5 * 7 * t * h : 0);
+      EXPECT_DOUBLE_EQ(bytes_named("fp8_recast_grad", layer_backward_ops(r)), c.recasts ? 5 * 9 * t * h : 0);
       // The casts every recipe makes are unchanged (6 B an element with current scaling).
-      EXPECT_DOUBLE_EQ(bytes(layer_forward_ops(r), "fp8_cast_transpose"), 6 * 7 * t * h);
+      EXPECT_DOUBLE_EQ(bytes_named("fp8_cast_transpose", layer_forward_ops(r)), 6 * 7 * t * h);
     }
   }
   r.framework = Framework::megatron;
   r.fp8_recipe = Fp8Recipe::delayed;
   r.fp8_weight_gather = false;
-  EXPECT_EQ(bytes(layer_forward_ops(r), "fp8_cast_weight"), 0);
-  EXPECT_EQ(bytes(layer_backward_ops(r), "fp8_recast"), 0);
+  EXPECT_EQ(bytes_named("fp8_cast_weight", layer_forward_ops(r)), 0);
+  EXPECT_EQ(bytes_named("fp8_recast", layer_backward_ops(r)), 0);
 }
 
 // The loss over t x V logits of 2 bytes, eager and compiled alike. torch (F.cross_entropy under

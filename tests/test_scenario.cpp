@@ -494,37 +494,32 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   const auto error = [&](const std::string& training, const std::string& parallelism) {
     return test::error_of([&] { loaded(training, parallelism); });
   };
+  // The error's line (3: training, 4: parallelism), field and what it found.
+  const auto expect_error = [](const InputErrorInfo& e, int line, const std::string& field, const std::string& found) {
+    EXPECT_EQ(e.line, line) << field;
+    EXPECT_EQ(e.field, field);
+    EXPECT_EQ(e.found, found) << field;
+  };
   const InputErrorInfo layers = error(", recompute: selective, recompute_layers: 4", "");
-  EXPECT_EQ(layers.line, 3);
-  EXPECT_EQ(layers.field, "training.recompute_layers");
+  expect_error(layers, 3, "training.recompute_layers", "4 with recompute selective");
   EXPECT_EQ(layers.expected, "0 unless training.recompute is full");
-  EXPECT_EQ(layers.found, "4 with recompute selective");
-  const InputErrorInfo gather = error("", ", overlap_param_gather: true");
-  EXPECT_EQ(gather.line, 4);
-  EXPECT_EQ(gather.field, "parallelism.overlap_param_gather");
-  EXPECT_EQ(gather.found, "true with zero_stage 0 and overlap_grad_reduce false");
+  expect_error(error("", ", overlap_param_gather: true"), 4, "parallelism.overlap_param_gather",
+               "true with zero_stage 0 and overlap_grad_reduce false");
   EXPECT_EQ(error("", ", zero_stage: 1, overlap_param_gather: true").found,
             "true with zero_stage 1 and overlap_grad_reduce false");  // Megatron-LM asserts it
   EXPECT_TRUE(loaded("", ", zero_stage: 1, overlap_grad_reduce: true, overlap_param_gather: true")
                   .parallelism.overlap_param_gather);
-  const InputErrorInfo weights = error("", ", zero_stage: 3, fp8_weight_all_gather: true");
-  EXPECT_EQ(weights.field, "parallelism.fp8_weight_all_gather");
-  EXPECT_EQ(weights.found, "true with precision bf16 and zero_stage 3");
-  const InputErrorInfo tp = error(", precision: fp8", ", fp8_tp_all_gather: true");
-  EXPECT_EQ(tp.field, "parallelism.fp8_tp_all_gather");
-  EXPECT_EQ(tp.found, "true with precision fp8 and sequence_parallel false");
+  expect_error(error("", ", zero_stage: 3, fp8_weight_all_gather: true"), 4, "parallelism.fp8_weight_all_gather",
+               "true with precision bf16 and zero_stage 3");
+  expect_error(error(", precision: fp8", ", fp8_tp_all_gather: true"), 4, "parallelism.fp8_tp_all_gather",
+               "true with precision fp8 and sequence_parallel false");
   // Megatron prices its own cross-entropy (the default framework of a transformer scenario).
-  const InputErrorInfo loss = error(", cross_entropy: fused", "");
-  EXPECT_EQ(loss.line, 3);
-  EXPECT_EQ(loss.field, "training.cross_entropy");
-  EXPECT_EQ(loss.found, "fused");
+  expect_error(error(", cross_entropy: fused", ""), 3, "training.cross_entropy", "fused");
   EXPECT_EQ(error(", loss_metrics: 2", "").field, "training.loss_metrics");
   EXPECT_EQ(error(", framework: pytorch, loss_metrics: 9", "").expected, "0 to 8");
   // FSDP1 is PyTorch's, and shards from ZeRO-2 on; a version outside 1 and 2 is no FSDP.
-  const InputErrorInfo fsdp = error("", ", zero_stage: 3, fsdp_version: 1");
-  EXPECT_EQ(fsdp.line, 4);
-  EXPECT_EQ(fsdp.field, "parallelism.fsdp_version");
-  EXPECT_EQ(fsdp.found, "1 with zero_stage 3 and framework megatron");
+  expect_error(error("", ", zero_stage: 3, fsdp_version: 1"), 4, "parallelism.fsdp_version",
+               "1 with zero_stage 3 and framework megatron");
   EXPECT_EQ(error(", framework: pytorch", ", zero_stage: 1, fsdp_version: 1").found,
             "1 with zero_stage 1 and framework pytorch");
   EXPECT_EQ(error(", framework: pytorch", ", zero_stage: 3, fsdp_version: 3").field, "parallelism.fsdp_version");
