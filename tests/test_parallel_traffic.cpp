@@ -96,5 +96,39 @@ TEST(TensorParallelOverlap, HidesTheCollectivesBehindLongerCompute) {
   EXPECT_EQ(blocking_calls, 4 * 2);
 }
 
+// PyTorch's async TP (TorchTitan's Llama under torch.compile, sequence parallel) hides every
+// layer's all-gathers and reduce-scatters, 2 + 2 per layer each way, m = 4 x 40 layers of each.
+// With float8 rowwise scales Inductor fuses only the matmul-reduce-scatters (pytorch/pytorch
+// issue 149990): the same all-gathers wait, the reduce-scatters stay hidden.
+TEST(TensorParallelOverlap, PyTorchAsyncTpWithRowwiseFloat8LeavesTheAllGathersWaiting) {
+  Scenario s = on_one_h100_node("gpt3-13b", 8, 1, 1, 1, 4);
+  s.training.framework = Framework::torch_compile;
+  s.training.precision = Precision::fp8;
+  s.parallelism.sequence_parallel = true;
+  s.parallelism.tp_comm_overlap = true;
+  // Calls of rank 0's collectives on the TP group, by kind and hidden or not.
+  auto tp_calls = [&](Fp8Recipe recipe) {
+    s.training.fp8_recipe = recipe;
+    const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+    const Workload w = build_workload(s, compute);
+    std::map<std::pair<CollectiveKind, bool>, int> calls;
+    for (const Task& t : w.ranks[0].tasks)
+      if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp") calls[{t.collective, t.overlapped}] += t.calls;
+    return [calls](CollectiveKind kind, bool hidden) {
+      const auto it = calls.find({kind, hidden});
+      return it == calls.end() ? 0 : it->second;
+    };
+  };
+  const int per_kind_and_direction = 4 /*m*/ * 40 /*layers*/ * 2;
+  auto tensorwise = tp_calls(Fp8Recipe::tensorwise);
+  EXPECT_EQ(tensorwise(CollectiveKind::all_gather, true), 2 * per_kind_and_direction);
+  EXPECT_EQ(tensorwise(CollectiveKind::reduce_scatter, true), 2 * per_kind_and_direction);
+  auto rowwise = tp_calls(Fp8Recipe::rowwise);
+  EXPECT_EQ(rowwise(CollectiveKind::all_gather, true), 0);
+  EXPECT_EQ(rowwise(CollectiveKind::all_gather, false),
+            tensorwise(CollectiveKind::all_gather, false) + 2 * per_kind_and_direction);
+  EXPECT_EQ(rowwise(CollectiveKind::reduce_scatter, true), 2 * per_kind_and_direction);
+}
+
 }  // namespace
 }  // namespace dtsim

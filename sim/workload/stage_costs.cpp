@@ -2,6 +2,7 @@
 // collectives each pass needs (Megatron-LM's placement of TP, SP, CP, EP and ZeRO-3 traffic).
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "launch_model.hpp"
 #include "layer_model_costs.hpp"
@@ -94,6 +95,15 @@ void add_megatron_sequence_parallel(ChunkPasses& c, const Scenario& s, const Ran
   add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, column_calls, bytes, true);
 }
 
+// PyTorch's async TP (Inductor's micro-pipeline pass) fuses each all-gather with the matmuls it
+// feeds and each matmul with its reduce-scatter. With float8 rowwise scales only the
+// matmul-reduce-scatters fuse; the all-gather-matmuls stay apart and their all-gathers wait as in
+// vanilla TP (pytorch/pytorch issue 149990, open since 2025-03: Llama3 70B on 128 H100s, rowwise
+// async TP barely faster than vanilla).
+bool async_tp_fuses_all_gathers(const Scenario& s) {
+  return !(s.training.precision == Precision::fp8 && s.training.fp8_recipe == Fp8Recipe::rowwise);
+}
+
 // Tensor parallelism: per layer 2 all-reduces of the activation in each direction (after the
 // attention projection and the MLP; their input gradients in backward), or with sequence
 // parallelism 2 all-gathers + 2 reduce-scatters of the same tensor. Full recompute redoes the
@@ -109,10 +119,11 @@ void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
   const int backward_calls = kTpAllReducesPerLayerBackward * layers + kTpAllReducesPerLayerForward * recompute;
   if (r.sequence_parallel) {
     const double gather = tp_gather_bytes(s, r, bytes);
-    for (const auto& [kind, size] :
-         {std::pair{CollectiveKind::all_gather, gather}, {CollectiveKind::reduce_scatter, bytes}}) {
-      add(c.forward, GroupRole::tp, kind, forward_calls, size, overlap);
-      add(c.backward, GroupRole::tp, kind, backward_calls, size, overlap);
+    const bool gathers_overlap = overlap && async_tp_fuses_all_gathers(s);
+    for (const auto& [kind, size, hidden] : {std::tuple{CollectiveKind::all_gather, gather, gathers_overlap},
+                                             std::tuple{CollectiveKind::reduce_scatter, bytes, overlap}}) {
+      add(c.forward, GroupRole::tp, kind, forward_calls, size, hidden);
+      add(c.backward, GroupRole::tp, kind, backward_calls, size, hidden);
     }
   } else {
     add(c.forward, GroupRole::tp, CollectiveKind::all_reduce, forward_calls, bytes, overlap);
