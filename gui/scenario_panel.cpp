@@ -159,6 +159,10 @@ QWidget* ScenarioPanel::buildTraining() {
   transformerRow(form, "attention",
                  comboField("training.attention", q(names_of(kAttentionKernels)),
                             "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
+  transformerRow(form, "",
+                 checkField("training.attention_varlen",
+                            "varlen attention (flash1 or flash2 through flash-attn's varlen API: q, k, v unpadded, "
+                            "the output padded back, host syncs; llm-foundry's MPT)"));
   transformerRow(form, "optimizer",
                  comboField("training.optimizer", q(names_of(kOptimizerKernels)),
                             "how Adam runs: fused (one kernel), foreach (PyTorch multi-tensor), "
@@ -393,6 +397,7 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["training.recompute"], to_string(s.training.recompute));
   showValue(fields_["training.recompute_layers"], QString::number(s.training.recompute_layers));
   showValue(fields_["training.attention"], to_string(s.training.attention));
+  showValue(fields_["training.attention_varlen"], s.training.attention_varlen ? "true" : "false");
   showValue(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));
   showValue(fields_["training.optimizer"], to_string(s.training.optimizer));
   showValue(fields_["training.cross_entropy"], to_string(s.training.cross_entropy));

@@ -375,6 +375,34 @@ TEST(Fp8Casts, Float8LinearCastsWeightsAndRecastsInTheBackwardUnlessCompiledPerT
   EXPECT_EQ(bytes_named("fp8_recast", layer_backward_ops(r)), 0);
 }
 
+// flash-attn's varlen API (llm-foundry's MPT flash_attn_fn) around the kernel, a layer of t = 8192
+// tokens, q 1024 wide and k, v 256 (4 KV heads of 64), 2-byte elements, int64 row indices (8 t):
+// forward q, k and v each gathered (read and write, 2 t w e, and the indices) from where the
+// projection wrote them (no split copy), two host syncs each (nonzero's count, the longest row's
+// .item()), the output scattered into zeros (t q e, then 2 t q e); backward the output's gradient
+// gathered, and each of q's, k's and v's gradients scattered into zeros. Eager and compiled alike.
+TEST(VarlenAttention, GathersQkvAndScattersTheOutputBackWithTwoHostSyncsEach) {
+  RankShape r = gpt_layer_on_h100(4, 1024, 16);
+  r.kv_heads = 4;
+  const double t = 4 * 2048, e = 2, q = 1024, kv = 256, qkv = q + 2 * kv;
+  for (Framework framework : {Framework::pytorch, Framework::torch_compile}) {
+    r.framework = framework;
+    r.attention_varlen = false;
+    EXPECT_EQ(bytes_named("varlen", layer_forward_ops(r)) + bytes_named("varlen", layer_backward_ops(r)), 0);
+    EXPECT_GT(bytes_named("qkv_split", layer_forward_ops(r)), 0);
+    r.attention_varlen = true;
+    const std::vector<Operator> forward = layer_forward_ops(r), backward = layer_backward_ops(r);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_unpad_gather", forward), 2 * t * qkv * e + 3 * 8 * t);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_pad_zero", forward), t * q * e);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_pad_index_put", forward), 2 * t * q * e + 8 * t);
+    EXPECT_EQ(bytes_named("qkv_split", forward), 0);
+    EXPECT_EQ(std::count_if(forward.begin(), forward.end(), [](const Operator& op) { return op.host_sync; }), 6);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_pad_grad_gather", backward), 2 * t * q * e + 8 * t);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_unpad_grad_zero", backward), t * qkv * e);
+    EXPECT_DOUBLE_EQ(bytes_named("varlen_unpad_grad_scatter", backward), 2 * t * qkv * e + 3 * 8 * t);
+  }
+}
+
 // The loss over t x V logits of 2 bytes, eager and compiled alike. torch (F.cross_entropy under
 // autocast): forward the fp32 copy (2 + 4 B an element), log-softmax (12) keeping its fp32 output
 // (4), backward the zeroed gradient (4), log-softmax's backward (12), the cast down (4 + 2): 40 B
@@ -577,6 +605,23 @@ TEST(KernelLaunch, SmallKernelsWaitForTheHostUnlessLaunchedAsACudaGraph) {
   // Three layers of them: the host never gets ahead; each layer after the first starts with the
   // host 1.8 us ahead (the last kernel's length) and waits that much less.
   EXPECT_NEAR(launched_pass(tiny, compute, kEagerLaunchHostS, 3).launch_s, 3 * eager.launch_s - 2 * 1.8e-6, 1e-12);
+}
+
+// A host sync (.item()) after a long kernel: the host, 30.4 us into its launches, waits until the
+// GPU finishes the synced kernel at 120.8 us; the two tiny kernels after it then start when the
+// host has launched them (136.0 and 151.2 us), 13.2 and 11.4 us after the GPU could have. Without
+// the sync the host is far ahead and only their gaps remain: the sync costs 24.6 us.
+TEST(KernelLaunch, AHostSyncLeavesTheGpuWaitingForTheNextLaunches) {
+  const ComputeModel compute(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const Operator long_kernel = memory_op("long", MemoryAccess::streaming, 3350e9 * 0.93 * 100e-6);  // 101.8 us
+  const Operator tiny = memory_op("tiny", MemoryAccess::streaming, 0);                                // 1.8 us
+  Operator synced = tiny;
+  synced.host_sync = true;
+  // The first kernel waits 15.2 - 2.0 us for its launch; four gaps of 2.0 us.
+  EXPECT_NEAR(launched_pass({long_kernel, tiny, tiny, tiny}, compute, kEagerLaunchHostS).launch_s,
+              4 * 2.0e-6 + 13.2e-6, 1e-12);
+  EXPECT_NEAR(launched_pass({long_kernel, synced, tiny, tiny}, compute, kEagerLaunchHostS).launch_s,
+              4 * 2.0e-6 + 13.2e-6 + 13.2e-6 + 11.4e-6, 1e-12);
 }
 
 // A large model's kernels outlast their launches: after the first kernel only the gaps remain.

@@ -242,9 +242,9 @@ TEST(BadScenario, UnknownTrainingKey) {
   const auto info = scenario_error(kBadDir / "unknown-training-key.yaml");
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
-  EXPECT_TRUE(Contains(info.expected, "[attention, cross_entropy, cuda_graphs, fp8_recipe, framework, global_batch, "
-                                      "loss_metrics, micro_batch, mixed_precision, optimizer, precision, recompute, "
-                                      "recompute_layers]"));
+  EXPECT_TRUE(Contains(info.expected, "[attention, attention_varlen, cross_entropy, cuda_graphs, fp8_recipe, framework, "
+                                      "global_batch, loss_metrics, micro_batch, mixed_precision, optimizer, precision, "
+                                      "recompute, recompute_layers]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 
@@ -527,6 +527,12 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   const Scenario fused = loaded(", framework: pytorch, cross_entropy: fused, loss_metrics: 2", "");
   EXPECT_EQ(fused.training.cross_entropy, CrossEntropyKernel::fused);
   EXPECT_EQ(fused.training.loss_metrics, 2);
+  // flash-attn's varlen API: FlashAttention v1 or v2, called from PyTorch code.
+  expect_error(error(", framework: pytorch, attention_varlen: true", ""), 3, "training.attention_varlen",
+               "true with attention auto and framework pytorch");
+  EXPECT_EQ(error(", attention: flash2, attention_varlen: true", "").found,
+            "true with attention flash2 and framework megatron");
+  EXPECT_TRUE(loaded(", framework: pytorch, attention: flash2, attention_varlen: true", "").training.attention_varlen);
 }
 
 }  // namespace

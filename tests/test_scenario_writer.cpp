@@ -77,6 +77,15 @@ TEST(ScenarioWriter, WrittenScenarioKeepsItsFsdpVersion) {
   EXPECT_EQ(load_scenario(out).parallelism.fsdp_version, 1);
 }
 
+TEST(ScenarioWriter, WrittenScenarioKeepsItsVarlenAttention) {
+  TempDir dir;
+  const Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"training.attention", "flash2"},
+                                             {"training.attention_varlen", "true"}, {"events", "[]"}});
+  const fs::path out = dir.path / "written.yaml";
+  std::ofstream(out) << scenario_to_yaml(s, "round trip");
+  EXPECT_TRUE(load_scenario(out).training.attention_varlen);
+}
+
 TEST(ScenarioWriter, BadOverridePathIsAnInputError) {
   const InputErrorInfo e = test::error_of([] { scenario_yaml(kEvents, {{"training..micro_batch", "2"}}, "x.yaml"); });
   EXPECT_EQ(e.field, "training..micro_batch");

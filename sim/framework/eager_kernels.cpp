@@ -231,8 +231,9 @@ void attention_forward(Kernels& k, const LayerLinears& l) {
   const RankShape& r = k.r();
   const double t = r.tokens();
   for (const Linear& linear : l.qkv) linear_forward(k, linear);
-  // The fused projection's output is split into q, k and v by a copy ([b, s, 3, heads, d]).
-  if (r.fused_qkv) k.mem("qkv_split", MemoryAccess::strided, 2 * t * l.qkv[0].n * k.e());
+  // The fused projection's output is split into q, k and v by a copy ([b, s, 3, heads, d]); the
+  // varlen API's gathers read them where the projection wrote them instead.
+  if (r.fused_qkv && !r.attention_varlen) k.mem("qkv_split", MemoryAccess::strided, 2 * t * l.qkv[0].n * k.e());
   if (r.position == PositionKind::rope) {
     rope_forward(k, r.heads);
     rope_forward(k, r.kv_heads);
@@ -240,14 +241,17 @@ void attention_forward(Kernels& k, const LayerLinears& l) {
   if (r.attention == AttentionKernel::unfused) {
     unfused_attention_forward(k);
   } else {
+    if (r.attention_varlen) varlen_unpad_forward(k, r);
     Operator op = fused_attention(r, AttentionPass::forward);
     op.core_attention = true;
     op.saved_bytes = fused_attention_saved_bytes(r);
     k.add(op);
+    if (r.attention_varlen) varlen_pad_forward(k, r);
   }
   // RoPE rebuilt q head-major, so the output comes back head-major and is transposed for the
-  // projection (which keeps the copy); otherwise it comes back in q's (token-major) layout.
-  if (r.position == PositionKind::rope) {
+  // projection (which keeps the copy); otherwise it comes back in q's (token-major) layout, as
+  // the varlen API's padded copy does.
+  if (r.position == PositionKind::rope && !r.attention_varlen) {
     k.mem("attention_output_transpose", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * k.e());
     k.keep(t * r.heads * r.head_dim * k.e());
   }
@@ -262,14 +266,16 @@ void attention_backward(Kernels& k, const LayerLinears& l) {
   residual_branch_grad(k);
   dropout_backward(k);
   linear_backward(k, l.out);
-  if (r.position == PositionKind::rope)
+  if (r.position == PositionKind::rope && !r.attention_varlen)
     k.mem("attention_output_transpose_grad", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * k.e());
   if (r.attention == AttentionKernel::unfused) {
     unfused_attention_backward(k);
   } else {
+    if (r.attention_varlen) varlen_pad_backward(k, r);
     Operator op = fused_attention(r, AttentionPass::backward);
     op.core_attention = true;
     k.add(op);
+    if (r.attention_varlen) varlen_unpad_backward(k, r);
   }
   if (r.position == PositionKind::rope) {
     rope_backward(k, r.heads);

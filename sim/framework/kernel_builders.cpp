@@ -1,6 +1,7 @@
 #include "kernel_builders.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 
@@ -83,6 +84,56 @@ Operator fused_attention(const RankShape& r, AttentionPass pass) {
   // KV heads' reduction), and each pass a memset (the H100 traces).
   op.kernels = pass == AttentionPass::forward ? 2 : 5;
   return op;
+}
+
+namespace {
+
+// A small kernel (and copy) over the batch's padding mask or its row lengths, ending in a copy to
+// the host when `sync`.
+Operator mask_op(const char* name, double bytes, int activities, bool sync) {
+  Operator op = memory_op(name, MemoryAccess::streaming, bytes, activities);
+  op.host_sync = sync;
+  return op;
+}
+
+// The widths of q, k and v on the rank.
+std::array<double, 3> qkv_widths(const RankShape& r) {
+  return {r.heads * r.head_dim, r.kv_heads * r.head_dim, r.kv_heads * r.head_dim};
+}
+
+}  // namespace
+
+void varlen_unpad_forward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes, index = 8 * t;  // int64 row indices
+  k.add(mask_op("varlen_mask_ones", t, 1, false));
+  for (double width : qkv_widths(r)) {
+    k.add(mask_op("varlen_mask_sum", t, 1, false));
+    k.add(mask_op("varlen_nonzero", t + index, 4, true));   // count, its copy to the host, select
+    k.add(mask_op("varlen_max_seqlen", 4 * r.batch, 2, true));  // max, .item()'s copy
+    k.add(mask_op("varlen_cu_seqlens", 12 * r.batch, 3, false));  // cumsum, F.pad's fill and copy
+    k.mem("varlen_unpad_gather", MemoryAccess::strided, 2 * t * width * e + index);
+    k.keep(index);
+  }
+}
+
+void varlen_pad_forward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes, width = r.heads * r.head_dim;
+  k.mem("varlen_pad_zero", MemoryAccess::fill, t * width * e);
+  k.mem("varlen_pad_index_put", MemoryAccess::strided, 2 * t * width * e + 8 * t);
+  k.keep(t * width * e);
+}
+
+void varlen_pad_backward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes;
+  k.mem("varlen_pad_grad_gather", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * e + 8 * t);
+}
+
+void varlen_unpad_backward(KernelList& k, const RankShape& r) {
+  const double t = r.tokens(), e = r.elem_bytes;
+  for (double width : qkv_widths(r)) {
+    k.mem("varlen_unpad_grad_zero", MemoryAccess::fill, t * width * e);
+    k.mem("varlen_unpad_grad_scatter", MemoryAccess::strided, 2 * t * width * e + 8 * t);
+  }
 }
 
 bool is_fused_attention(const Operator& op) {

@@ -3,8 +3,10 @@
 // every GPU activity (kernel, memset) one by one, at its framework's host cost each; the GPU runs
 // them in order, each starting a fixed gap after the one before, or when the host has launched
 // it, whichever is later: a two-stage pipeline. Where the GPU's kernels are long the host runs
-// ahead and only the gaps remain; where they are short the GPU waits on the host. A CUDA graph
-// launches a captured pass at once: no host cost per activity.
+// ahead and only the gaps remain; where they are short the GPU waits on the host. A host sync
+// (Operator::host_sync: .item(), nonzero) stops the host until the GPU has caught up, so the GPU
+// then waits for the next launches. A CUDA graph launches a captured pass at once: no host cost
+// per activity.
 //
 // Measured on an H100 with PyTorch 2.11 (tests/data/h100-2026-11-26):
 // - the gap: the traced steps' GPU time beyond their kernels' (measured step less the kernels'

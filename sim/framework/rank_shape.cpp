@@ -27,6 +27,7 @@ RankShape rank_shape(const Scenario& s) {
   r.expert_ffn = double(m.moe.expert_ffn_hidden) / tp;
   r.device = find_device(s.cluster.gpu);
   r.attention = r.device ? resolve_attention_kernel(s.training.attention, *r.device) : AttentionKernel::unfused;
+  r.attention_varlen = s.training.attention_varlen;
   r.framework = s.training.framework;
   r.autocast = s.training.precision != Precision::fp32 &&
                resolved_mixed_precision(s.training, s.parallelism.zero_stage) == MixedPrecision::autocast;

@@ -32,6 +32,7 @@ struct RankShape {
   MoeConfig moe;                   // experts == 0: dense MLP
   double expert_ffn = 0;           // expert MLP width on this rank
   AttentionKernel attention = AttentionKernel::unfused;  // resolved: never automatic
+  bool attention_varlen = false;   // through flash-attn's varlen API (TrainingConfig::attention_varlen)
   bool causal = true;              // decoder-only language models mask future tokens
   const DeviceSpec* device = nullptr;  // for the fused kernels' measured rates
 

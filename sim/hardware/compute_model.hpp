@@ -60,6 +60,9 @@ struct Operator {
   // formulas keep them. Set by the frameworks that list them (eager PyTorch, torch.compile);
   // the memory model sums them.
   double saved_bytes = 0;
+  // The host waits for the GPU to finish this operator's kernels before it launches the next (a
+  // copy to the host: .item(), nonzero's count), so the GPU then waits for that launch.
+  bool host_sync = false;
 };
 
 inline bool is_memory_bound(OperatorKind k) { return k == OperatorKind::elementwise || k == OperatorKind::optimizer; }

@@ -73,6 +73,11 @@ struct TrainingConfig {
   // selective layer checkpointing of every k-th layer recomputes layers / k); 0: all of them.
   int recompute_layers = 0;
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
+  // The fused kernel called through flash-attn's variable-length API, behind its bert_padding
+  // helpers: q, k and v gathered to the tokens a padding mask keeps, the output scattered back,
+  // two host syncs per gather (llm-foundry's MPT with attn_impl: flash, flash_attn_fn). flash1 or
+  // flash2 outside Megatron.
+  bool attention_varlen = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;              // with precision fp8: how tensors are scaled
   OptimizerKernels optimizer = OptimizerKernels::fused;
   CrossEntropyKernel cross_entropy = CrossEntropyKernel::torch;

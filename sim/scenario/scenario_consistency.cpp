@@ -145,6 +145,19 @@ void check_cross_entropy(const Scenario& s, const Fail& fail) {
     fail("training.loss_metrics", "0 with framework megatron", std::to_string(s.training.loss_metrics));
 }
 
+// flash-attn's varlen API runs its own kernels: FlashAttention v1 or v2, from PyTorch code.
+void check_attention_varlen(const Scenario& s, const Fail& fail) {
+  const TrainingConfig& t = s.training;
+  if (!t.attention_varlen) return;
+  const bool flash = t.attention == AttentionKernel::flash1 || t.attention == AttentionKernel::flash2;
+  if (!flash || t.framework == Framework::megatron || s.layer_model)
+    fail("training.attention_varlen",
+         "false unless training.attention is flash1 or flash2 and training.framework is pytorch or torch_compile, "
+         "for a transformer",
+         fmt::format("true with attention {} and framework {}{}", to_string(t.attention), to_string(t.framework),
+                     s.layer_model ? " for a layer-graph model" : ""));
+}
+
 void check_recompute(const Scenario& s, const Fail& fail) {
   const TrainingConfig& t = s.training;
   if (t.recompute_layers > 0 && t.recompute != Recompute::full)
@@ -398,6 +411,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_batch_split(s, fail);
   check_schedule(s, fail);
   check_recompute(s, fail);
+  check_attention_varlen(s, fail);
   check_cross_entropy(s, fail);
   check_data_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);

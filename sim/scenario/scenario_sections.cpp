@@ -98,7 +98,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
-                        "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs", "framework",
+                        "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs", "framework",
                         "mixed_precision"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
@@ -108,6 +108,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.recompute = read_choice(f, training, at, "recompute", kRecomputeModes, Recompute::none);
   if (f.has(training, "recompute_layers")) t.recompute_layers = f.non_negative_int(training, at, "recompute_layers");
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
+  t.attention_varlen = f.boolean_or(training, at, "attention_varlen", false);
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);
   t.optimizer = read_choice(f, training, at, "optimizer", kOptimizerKernels, OptimizerKernels::fused);
   t.cross_entropy = read_choice(f, training, at, "cross_entropy", kCrossEntropyKernels, CrossEntropyKernel::torch);
