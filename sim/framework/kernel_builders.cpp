@@ -108,7 +108,8 @@ void varlen_unpad_forward(KernelList& k, const RankShape& r) {
   k.add(mask_op("varlen_mask_ones", t, 1, false));
   for (double width : qkv_widths(r)) {
     k.add(mask_op("varlen_mask_sum", t, 1, false));
-    k.add(mask_op("varlen_nonzero", t + index, 4, true));   // count, its copy to the host, select
+    k.add(mask_op("varlen_nonzero_count", t, 2, true));        // the count, its copy to the host
+    k.add(mask_op("varlen_nonzero_select", t + index, 2, false));  // the indices written
     k.add(mask_op("varlen_max_seqlen", 4 * r.batch, 2, true));  // max, .item()'s copy
     k.add(mask_op("varlen_cu_seqlens", 12 * r.batch, 3, false));  // cumsum, F.pad's fill and copy
     k.mem("varlen_unpad_gather", MemoryAccess::strided, 2 * t * width * e + index);
