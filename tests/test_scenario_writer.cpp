@@ -54,36 +54,42 @@ TEST(ScenarioWriter, SavedFileLoadsWithTheOverridesAndTheSameTopology) {
   EXPECT_EQ(saved.name, original.name);
 }
 
-// scenario_to_yaml (plan --write-scenario, Slurm tasks) spells out the loss kernels: a scenario
-// with llm-foundry's loss (fused, Composer's 2 metric passes) reads back with them.
-TEST(ScenarioWriter, WrittenScenarioKeepsTheLossKernels) {
+// kEvents with `overrides`, written by scenario_to_yaml (plan --write-scenario, Slurm tasks) and
+// read back.
+Scenario written_and_read_back(const std::vector<FieldOverride>& overrides) {
   TempDir dir;
-  Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"training.cross_entropy", "fused"},
-                                       {"training.loss_metrics", "2"}, {"events", "[]"}});
   const fs::path out = dir.path / "written.yaml";
-  std::ofstream(out) << scenario_to_yaml(s, "round trip");
-  const Scenario back = load_scenario(out);
+  std::ofstream(out) << scenario_to_yaml(load_scenario(kEvents, overrides), "round trip");
+  return load_scenario(out);
+}
+
+// The loss kernels: a scenario with llm-foundry's loss (fused, Composer's 2 metric passes) reads
+// back with them.
+TEST(ScenarioWriter, WrittenScenarioKeepsTheLossKernels) {
+  const Scenario back = written_and_read_back({{"training.framework", "pytorch"},
+                                               {"training.cross_entropy", "fused"},
+                                               {"training.loss_metrics", "2"},
+                                               {"events", "[]"}});
   EXPECT_EQ(back.training.cross_entropy, CrossEntropyKernel::fused);
   EXPECT_EQ(back.training.loss_metrics, 2);
   EXPECT_EQ(back.training.framework, Framework::pytorch);
 }
 
 TEST(ScenarioWriter, WrittenScenarioKeepsItsFsdpVersion) {
-  TempDir dir;
-  const Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"parallelism.zero_stage", "3"},
-                                             {"parallelism.fsdp_version", "1"}, {"events", "[]"}});
-  const fs::path out = dir.path / "written.yaml";
-  std::ofstream(out) << scenario_to_yaml(s, "round trip");
-  EXPECT_EQ(load_scenario(out).parallelism.fsdp_version, 1);
+  EXPECT_EQ(written_and_read_back({{"training.framework", "pytorch"},
+                                   {"parallelism.zero_stage", "3"},
+                                   {"parallelism.fsdp_version", "1"},
+                                   {"events", "[]"}})
+                .parallelism.fsdp_version,
+            1);
 }
 
 TEST(ScenarioWriter, WrittenScenarioKeepsItsVarlenAttention) {
-  TempDir dir;
-  const Scenario s = load_scenario(kEvents, {{"training.framework", "pytorch"}, {"training.attention", "flash2"},
-                                             {"training.attention_varlen", "true"}, {"events", "[]"}});
-  const fs::path out = dir.path / "written.yaml";
-  std::ofstream(out) << scenario_to_yaml(s, "round trip");
-  EXPECT_TRUE(load_scenario(out).training.attention_varlen);
+  EXPECT_TRUE(written_and_read_back({{"training.framework", "pytorch"},
+                                     {"training.attention", "flash2"},
+                                     {"training.attention_varlen", "true"},
+                                     {"events", "[]"}})
+                  .training.attention_varlen);
 }
 
 TEST(ScenarioWriter, BadOverridePathIsAnInputError) {

@@ -95,13 +95,8 @@ std::vector<Operator> layer_forward(const RankShape& r) {
     rope(k, r, r.heads, "rope");
     rope(k, r, r.kv_heads, "rope");
   }
-  // The varlen API's helpers break the graph (nonzero): they run as eager PyTorch runs them.
-  if (r.attention_varlen) varlen_unpad_forward(k, r);
-  Operator attention = fused_attention(r, AttentionPass::forward);
-  attention.core_attention = true;
-  attention.saved_bytes = fused_attention_saved_bytes(r);
-  k.add(attention);
-  if (r.attention_varlen) varlen_pad_forward(k, r);
+  // With attention_varlen its helpers break the graph (nonzero) and run as eager PyTorch runs them.
+  add_fused_attention(k, r, AttentionPass::forward);
   if (r.position == PositionKind::rope && !r.attention_varlen) {
     k.mem("attention_output_transpose", MemoryAccess::streaming, 2 * t * r.heads * r.head_dim * e);
     k.keep(t * r.heads * r.head_dim * e);
@@ -147,11 +142,7 @@ std::vector<Operator> layer_backward(const RankShape& r) {
   add_norm_backward(k, r, int(up_matmuls(r).size()));
   if (r.autocast) k.mem("residual_grad_cast", MemoryAccess::streaming, t * r.hidden * (4 + e));
   matmul_backward(k, r, {"attention_out", t, r.heads * r.head_dim, r.hidden});
-  if (r.attention_varlen) varlen_pad_backward(k, r);
-  Operator attention = fused_attention(r, AttentionPass::backward);
-  attention.core_attention = true;
-  k.add(attention);
-  if (r.attention_varlen) varlen_unpad_backward(k, r);
+  add_fused_attention(k, r, AttentionPass::backward);
   if (r.position == PositionKind::rope) {
     rope(k, r, r.heads, "rope_backward");
     rope(k, r, r.kv_heads, "rope_backward");

@@ -238,16 +238,10 @@ void attention_forward(Kernels& k, const LayerLinears& l) {
     rope_forward(k, r.heads);
     rope_forward(k, r.kv_heads);
   }
-  if (r.attention == AttentionKernel::unfused) {
+  if (r.attention == AttentionKernel::unfused)
     unfused_attention_forward(k);
-  } else {
-    if (r.attention_varlen) varlen_unpad_forward(k, r);
-    Operator op = fused_attention(r, AttentionPass::forward);
-    op.core_attention = true;
-    op.saved_bytes = fused_attention_saved_bytes(r);
-    k.add(op);
-    if (r.attention_varlen) varlen_pad_forward(k, r);
-  }
+  else
+    add_fused_attention(k, r, AttentionPass::forward);
   // RoPE rebuilt q head-major, so the output comes back head-major and is transposed for the
   // projection (which keeps the copy); otherwise it comes back in q's (token-major) layout, as
   // the varlen API's padded copy does.
@@ -268,15 +262,10 @@ void attention_backward(Kernels& k, const LayerLinears& l) {
   linear_backward(k, l.out);
   if (r.position == PositionKind::rope && !r.attention_varlen)
     k.mem("attention_output_transpose_grad", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * k.e());
-  if (r.attention == AttentionKernel::unfused) {
+  if (r.attention == AttentionKernel::unfused)
     unfused_attention_backward(k);
-  } else {
-    if (r.attention_varlen) varlen_pad_backward(k, r);
-    Operator op = fused_attention(r, AttentionPass::backward);
-    op.core_attention = true;
-    k.add(op);
-    if (r.attention_varlen) varlen_unpad_backward(k, r);
-  }
+  else
+    add_fused_attention(k, r, AttentionPass::backward);
   if (r.position == PositionKind::rope) {
     rope_backward(k, r.heads);
     rope_backward(k, r.kv_heads);

@@ -88,6 +88,8 @@ Operator fused_attention(const RankShape& r, AttentionPass pass) {
 
 namespace {
 
+constexpr double kRowIndexBytes = 8;  // an int64 row index (bert_padding's indices)
+
 // A small kernel (and copy) over the batch's padding mask or its row lengths, ending in a copy to
 // the host when `sync`.
 Operator mask_op(const char* name, double bytes, int activities, bool sync) {
@@ -101,40 +103,50 @@ std::array<double, 3> qkv_widths(const RankShape& r) {
   return {r.heads * r.head_dim, r.kv_heads * r.head_dim, r.kv_heads * r.head_dim};
 }
 
-}  // namespace
-
 void varlen_unpad_forward(KernelList& k, const RankShape& r) {
-  const double t = r.tokens(), e = r.elem_bytes, index = 8 * t;  // int64 row indices
+  const double t = r.tokens(), e = r.elem_bytes, index = kRowIndexBytes * t;
   k.add(mask_op("varlen_mask_ones", t, 1, false));
   for (double width : qkv_widths(r)) {
     k.add(mask_op("varlen_mask_sum", t, 1, false));
-    k.add(mask_op("varlen_nonzero_count", t, 2, true));        // the count, its copy to the host
+    k.add(mask_op("varlen_nonzero_count", t, 2, true));            // the count, its copy to the host
     k.add(mask_op("varlen_nonzero_select", t + index, 2, false));  // the indices written
-    k.add(mask_op("varlen_max_seqlen", 4 * r.batch, 2, true));  // max, .item()'s copy
-    k.add(mask_op("varlen_cu_seqlens", 12 * r.batch, 3, false));  // cumsum, F.pad's fill and copy
+    k.add(mask_op("varlen_max_seqlen", 4 * r.batch, 2, true));     // max, .item()'s copy
+    k.add(mask_op("varlen_cu_seqlens", 12 * r.batch, 3, false));   // cumsum, F.pad's fill and copy
     k.mem("varlen_unpad_gather", MemoryAccess::strided, 2 * t * width * e + index);
     k.keep(index);
   }
 }
 
 void varlen_pad_forward(KernelList& k, const RankShape& r) {
-  const double t = r.tokens(), e = r.elem_bytes, width = r.heads * r.head_dim;
+  const double t = r.tokens(), e = r.elem_bytes, width = qkv_widths(r)[0];
   k.mem("varlen_pad_zero", MemoryAccess::fill, t * width * e);
-  k.mem("varlen_pad_index_put", MemoryAccess::strided, 2 * t * width * e + 8 * t);
+  k.mem("varlen_pad_index_put", MemoryAccess::strided, 2 * t * width * e + kRowIndexBytes * t);
   k.keep(t * width * e);
 }
 
 void varlen_pad_backward(KernelList& k, const RankShape& r) {
-  const double t = r.tokens(), e = r.elem_bytes;
-  k.mem("varlen_pad_grad_gather", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * e + 8 * t);
+  const double t = r.tokens();
+  k.mem("varlen_pad_grad_gather", MemoryAccess::strided, 2 * t * qkv_widths(r)[0] * r.elem_bytes + kRowIndexBytes * t);
 }
 
 void varlen_unpad_backward(KernelList& k, const RankShape& r) {
   const double t = r.tokens(), e = r.elem_bytes;
   for (double width : qkv_widths(r)) {
     k.mem("varlen_unpad_grad_zero", MemoryAccess::fill, t * width * e);
-    k.mem("varlen_unpad_grad_scatter", MemoryAccess::strided, 2 * t * width * e + 8 * t);
+    k.mem("varlen_unpad_grad_scatter", MemoryAccess::strided, 2 * t * width * e + kRowIndexBytes * t);
   }
+}
+
+}  // namespace
+
+void add_fused_attention(KernelList& k, const RankShape& r, AttentionPass pass) {
+  const bool forward = pass == AttentionPass::forward;
+  if (r.attention_varlen) forward ? varlen_unpad_forward(k, r) : varlen_pad_backward(k, r);
+  Operator op = fused_attention(r, pass);
+  op.core_attention = true;
+  if (forward) op.saved_bytes = fused_attention_saved_bytes(r);
+  k.add(op);
+  if (r.attention_varlen) forward ? varlen_pad_forward(k, r) : varlen_unpad_backward(k, r);
 }
 
 bool is_fused_attention(const Operator& op) {

@@ -86,18 +86,17 @@ class KernelList {
   std::vector<Operator> ops_;
 };
 
-// flash-attn's variable-length API behind its bert_padding helpers (RankShape::attention_varlen;
-// llm-foundry's flash_attn_fn @ 5e85bd62, flash_attn/bert_padding.py @ v2.4.2), around the fused
-// kernel: forward, the padding mask (all ones), then q, k and v each through unpad_input (the
-// mask's row sums, nonzero's indices and the longest row's .item(), each a host sync, the
-// cumulative lengths, and a gather of the kept rows, which reads q, k and v where the projection
-// wrote them), the kernel, and pad_input (the output scattered into zeros, a tensor of its own
-// that the output projection keeps); backward, the output's gradient gathered, the kernel, and
-// each of q's, k's and v's gradients scattered into zeros.
-void varlen_unpad_forward(KernelList& k, const RankShape& r);
-void varlen_pad_forward(KernelList& k, const RankShape& r);
-void varlen_pad_backward(KernelList& k, const RankShape& r);
-void varlen_unpad_backward(KernelList& k, const RankShape& r);
+// A PyTorch layer's fused attention kernel for one pass (core attention; the forward keeps what
+// its backward reads), eager and compiled alike. With RankShape::attention_varlen it is called
+// through flash-attn's variable-length API behind its bert_padding helpers (llm-foundry's
+// flash_attn_fn @ 5e85bd62, flash_attn/bert_padding.py @ v2.4.2): forward, the padding mask (all
+// ones), then q, k and v each through unpad_input (the mask's row sums, nonzero's indices and the
+// longest row's .item(), each a host sync, the cumulative lengths, and a gather of the kept rows,
+// which reads q, k and v where the projection wrote them), the kernel, and pad_input (the output
+// scattered into zeros, a tensor of its own that the output projection keeps); backward, the
+// output's gradient gathered, the kernel, and each of q's, k's and v's gradients scattered into
+// zeros.
+void add_fused_attention(KernelList& k, const RankShape& r, AttentionPass pass);
 
 // After the first of several micro-batches, a weight gradient of `parameters` added to the one
 // already held (read both, write one; fp32 under autocast), by a framework that does not
