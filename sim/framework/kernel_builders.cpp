@@ -257,11 +257,6 @@ double cross_entropy_backward_bytes(const RankShape& r) {
   return r.fused_cross_entropy ? tv * r.elem_bytes : 2 * 4 * tv;
 }
 
-int multi_tensor_launches(double parameters) {
-  constexpr double kElementsPerLaunch = 320.0 * 65536;
-  return std::max(1, int(std::ceil(parameters / kElementsPerLaunch)));
-}
-
 void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parameters) {
   if (r.micro_batches <= 1) return;
   const double grad = r.autocast ? 4 : r.elem_bytes;

@@ -28,7 +28,7 @@ Operator gemm_backward(const Operator& fwd);
 
 // A memory-bound kernel (or `kernels` of them) moving `bytes` (read + written).
 Operator memory_op(const char* name, MemoryAccess access, double bytes, int kernels = 1);
-// A pass of the optimizer step over the parameters, in `kernels` multi-tensor launches.
+// A pass of the optimizer step over the parameters, in `kernels` launches.
 Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels);
 
 // Attention's batched GEMMs have head_dim as their inner (QK^T) or output (PV) dimension. Tensor-core
@@ -119,9 +119,5 @@ void cross_entropy_backward(KernelList& k, const RankShape& r);
 // What the loss's backward holds at its peak beside the saved tensors: torch, the fp32 gradients
 // of log-softmax's output and input at once; fused, the logits' gradient.
 double cross_entropy_backward_bytes(const RankShape& r);
-
-// PyTorch's multi-tensor kernels (torch/csrc/.../MultiTensorApply.cuh) launch at most 320 blocks
-// of 65,536 elements: one launch per 20,971,520 parameters.
-int multi_tensor_launches(double parameters);
 
 }  // namespace dtsim

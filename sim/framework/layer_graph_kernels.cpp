@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernel_builders.hpp"
+#include "multi_tensor_apply.hpp"
 #include "rank_shape.hpp"
 
 namespace dtsim {
@@ -279,20 +280,25 @@ std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGrap
   return ops;
 }
 
-std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, double parameters) {
-  const double p = parameters;
-  const int launches = multi_tensor_launches(p);
-  switch (o) {
-    case LayerModelOptimizer::sgd:
-      return {optimizer_op("sgd", MemoryAccess::multi_tensor, 24 * p, 2 * launches)};
-    case LayerModelOptimizer::sgd_momentum:
-      return {optimizer_op("sgd_momentum", MemoryAccess::multi_tensor, 44 * p, 4 * launches)};
-    case LayerModelOptimizer::adam:
-      return {optimizer_op("grad_norm", MemoryAccess::multi_tensor, 4 * p, launches),
-              optimizer_op("grad_clip_scale", MemoryAccess::multi_tensor, 8 * p, launches),
-              optimizer_op("adam", MemoryAccess::optimizer_step, 28 * p, launches)};
+std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const std::vector<double>& tensors) {
+  const auto passes = [&tensors](int depth) { return multi_tensor_launches(tensors, depth); };
+  std::vector<Operator> ops;
+  if (o == LayerModelOptimizer::adam) {
+    add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes(1), 4);
+    add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes(1), 8);
+    add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes(4), 28);
+    return ops;
   }
-  return {};
+  // SGD: weight decay into new gradients (_foreach_add: gradients, parameters and the result;
+  // 12 B); with momentum the buffers scaled (mul_: 8 B) and the gradients added (add_: 12 B);
+  // then the parameters less the learning rate times those (add_: 12 B).
+  add_multi_tensor_pass(ops, "sgd_weight_decay", MemoryAccess::multi_tensor, passes(3), 12);
+  if (o == LayerModelOptimizer::sgd_momentum) {
+    add_multi_tensor_pass(ops, "sgd_momentum_scale", MemoryAccess::multi_tensor, passes(1), 8);
+    add_multi_tensor_pass(ops, "sgd_momentum_add", MemoryAccess::multi_tensor, passes(2), 12);
+  }
+  add_multi_tensor_pass(ops, "sgd_update", MemoryAccess::multi_tensor, passes(2), 12);
+  return ops;
 }
 
 }  // namespace dtsim

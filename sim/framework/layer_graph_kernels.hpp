@@ -33,10 +33,11 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 
-// The optimizer step over `parameters` fp32 parameters: torch.optim's foreach SGD (momentum:
-// weight decay, momentum buffer, update; 44 B per parameter in four passes) without clipping, as
-// torchvision's recipes run it; Adam as the fused AdamW after clip_grad_norm_, as the transformer
-// recipes (Hugging Face's Trainer, the traced steps) run it.
-std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, double parameters);
+// The optimizer step over fp32 parameter tensors of these sizes (elements), each pass in its
+// multi-tensor launches: torch.optim's foreach SGD (momentum: weight decay, momentum buffer,
+// update; 44 B per parameter in four passes) without clipping, as torchvision's recipes run it;
+// Adam as the fused AdamW after clip_grad_norm_, as the transformer recipes (Hugging Face's
+// Trainer, the traced steps) run it.
+std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const std::vector<double>& tensors);
 
 }  // namespace dtsim

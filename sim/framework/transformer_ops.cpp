@@ -1,8 +1,11 @@
 #include "transformer_ops.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "framework_kernels.hpp"
+#include "multi_tensor_apply.hpp"
 
 namespace dtsim {
 
@@ -97,31 +100,51 @@ double loss_backward_bytes(const RankShape& r) {
   return k.loss_backward_bytes ? k.loss_backward_bytes(r) : 0;
 }
 
-std::vector<Operator> optimizer_step_ops(const Scenario& s, double parameters) {
-  const double p = parameters;
-  const int launches = multi_tensor_launches(p);
+std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<double>& tensors) {
+  double p = 0;
+  for (const double n : tensors) p += n;
+  std::array<std::vector<MultiTensorLaunch>, 5> by_depth;  // every pass of a depth cuts the same launches
+  const auto passes = [&](int depth) -> const std::vector<MultiTensorLaunch>& {
+    std::vector<MultiTensorLaunch>& launches = by_depth[size_t(depth - 1)];
+    if (launches.empty()) launches = multi_tensor_launches(tensors, depth);
+    return launches;
+  };
   std::vector<Operator> ops;
-  // clip_grad_norm_(foreach=True): the gradients' norm (read 4 B), a few scalar kernels, then
-  // each gradient scaled (read and write 4 B). Megatron's clip_grad_norm_fp32 does the same.
-  ops.push_back(optimizer_op("grad_norm", MemoryAccess::multi_tensor, 4 * p, launches));
+  // clip_grad_norm_(foreach=True): the gradients' norms (read 4 B), a few scalar kernels, then
+  // each gradient scaled in place (read and write 4 B). Megatron's clip_grad_norm_fp32 does the same.
+  add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes(1), 4);
   ops.push_back(optimizer_op("grad_norm_total", MemoryAccess::multi_tensor, 0, 6));
-  ops.push_back(optimizer_op("grad_clip_scale", MemoryAccess::multi_tensor, 8 * p, launches));
+  add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes(1), 8);
   // Adam(W) over fp32 gradient, master weight, m and v (4 B each access):
-  // fused: read grad, weight, m, v, write weight, m, v: 28 B in one kernel per launch.
-  // foreach (torch.optim.AdamW's multi-tensor path): weight decay mul_ 8, m lerp_ 12, v mul_ 8 and
-  //   addcmul_ 16 (grad read twice), sqrt 8, div_ 8, add_ eps 8, weight addcdiv_ 16: 84 B in 8 passes.
+  // fused: read grad, weight, m, v, write weight, m, v: 28 B in one pass over the four lists.
+  // foreach (torch.optim.AdamW's multi-tensor path), eight passes: weight decay mul_ 8, m lerp_
+  //   12, v mul_ 8 and addcmul_ 16 (grad read twice), sqrt 8 (into new tensors), div_ 8, add_ eps
+  //   8, weight addcdiv_ 16: 84 B.
   // per_tensor (Composer's DecoupledAdamW): the same with m's mul_ 8 and add_ 12 for lerp_: 92 B in
   //   9 kernels per parameter tensor, about one tensor per 20M parameters in the models here.
   switch (s.training.optimizer) {
-    case OptimizerKernels::fused: ops.push_back(optimizer_op("adam", MemoryAccess::optimizer_step, 28 * p, launches)); break;
-    case OptimizerKernels::foreach: ops.push_back(optimizer_op("adam", MemoryAccess::multi_tensor, 84 * p, 8 * launches)); break;
-    case OptimizerKernels::per_tensor: ops.push_back(optimizer_op("adam", MemoryAccess::streaming, 92 * p, 9 * launches)); break;
+    case OptimizerKernels::fused:
+      add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes(4), 28);
+      break;
+    case OptimizerKernels::foreach: {
+      constexpr struct { int depth; double bytes; } kForeachAdamPasses[] = {{1, 8}, {2, 12}, {1, 8}, {3, 16},
+                                                                            {2, 8}, {1, 8}, {1, 8}, {3, 16}};
+      for (const auto& pass : kForeachAdamPasses)
+        add_multi_tensor_pass(ops, "adam", MemoryAccess::multi_tensor, passes(pass.depth), pass.bytes);
+      break;
+    }
+    case OptimizerKernels::per_tensor: {
+      constexpr double kParametersPerTensor = 20971520;
+      const int tensors_stepped = std::max(1, int(std::ceil(p / kParametersPerTensor)));
+      ops.push_back(optimizer_op("adam", MemoryAccess::streaming, 92 * p, 9 * tensors_stepped));
+      break;
+    }
   }
   // Megatron's bf16 optimizer copies the updated fp32 master weights into the working ones (read
-  // 4, write 2 B) and zeroes its fp32 gradient buffer for the next iteration.
+  // 4, write 2 B: two lists) and zeroes its fp32 gradient buffer for the next iteration.
   if (s.training.framework == Framework::megatron && s.training.precision != Precision::fp32) {
     const double working = element_bytes(working_precision(s.training.precision));
-    ops.push_back(optimizer_op("master_to_working_copy", MemoryAccess::multi_tensor, (4 + working) * p, launches));
+    add_multi_tensor_pass(ops, "master_to_working_copy", MemoryAccess::multi_tensor, passes(2), 4 + working);
     ops.push_back(optimizer_op("zero_grad_buffer", MemoryAccess::fill, 4 * p, 1));
   }
   return ops;

@@ -40,11 +40,11 @@ std::optional<double> saved_bytes_of_logits(const RankShape& r);
 // Beside them, the loss's gradients at the peak of its backward pass (0 where not stated).
 double loss_backward_bytes(const RankShape& r);
 
-// The optimizer step over `parameters` (this rank's share, fp32 master weights): gradient-norm
-// clipping (on by default in Megatron-LM, TorchTitan, llm-foundry and the traced steps), the
-// Adam(W) update as `s.training.optimizer` runs it, and Megatron's copy of the updated master
-// weights into the working ones.
-std::vector<Operator> optimizer_step_ops(const Scenario& s, double parameters);
+// The optimizer step over this rank's parameter tensors (fp32 master weights; their sizes in
+// elements): gradient-norm clipping (on by default in Megatron-LM, TorchTitan, llm-foundry and the
+// traced steps), the Adam(W) update as `s.training.optimizer` runs it, and Megatron's copy of the
+// updated master weights into the working ones, each pass in its multi-tensor launches.
+std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<double>& tensors);
 
 // Megatron's TP all-reduces (or, with SP, all-gathers and reduce-scatters) carry one activation
 // tensor: batch*seq*hidden elements.

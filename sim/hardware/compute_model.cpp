@@ -35,7 +35,12 @@ double ComputeModel::memory_efficiency(const Operator& op) const {
 double ComputeModel::time_s(const Operator& op) const {
   if (is_memory_bound(op.kind)) {
     const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * memory_efficiency(op)) : 0.0;
-    return memory_s + op.kernels * kMemoryKernelStartupS;
+    // Each multi-tensor launch takes at least the time one block streams its largest chunk; the
+    // two combine as compute and memory do below.
+    const int kernels = std::max(1, op.kernels);
+    const double streamed_s =
+        op.chunk_fill > 0 ? kernels * std::hypot(op.chunk_fill * kMultiTensorChunkS, memory_s / kernels) : memory_s;
+    return streamed_s + op.kernels * kMemoryKernelStartupS;
   }
   OperatorEfficiency e = eff_[op.kind];
   const EfficiencyCurve& curve = measured_[op.kind];

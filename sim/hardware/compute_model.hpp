@@ -63,6 +63,10 @@ struct Operator {
   // The host waits for the GPU to finish this operator's kernels before it launches the next (a
   // copy to the host: .item(), nonzero's count), so the GPU then waits for that launch.
   bool host_sync = false;
+  // Multi-tensor launches (framework/multi_tensor_apply.hpp; `kernels` equal ones): the largest
+  // chunk's share of a full 65,536-element chunk in each, which one thread block streams alone
+  // (kMultiTensorChunkS); 0 for other operators.
+  double chunk_fill = 0;
 };
 
 inline bool is_memory_bound(OperatorKind k) { return k == OperatorKind::elementwise || k == OperatorKind::optimizer; }

@@ -60,4 +60,13 @@ inline constexpr double kReferenceCopyShare = 2.0 * 1073741824 / 716.256e-6 / 33
 // 1.66 us (vectorized) to 2.05 us (unrolled) at zero bytes; 1.8 us taken.
 inline constexpr double kMemoryKernelStartupS = 1.8e-6;
 
+// A multi-tensor launch (PyTorch's foreach and fused optimizers) gives each 65,536-element chunk
+// to one thread block, so it takes at least the time one block streams a full chunk, however
+// few its blocks: its time is hypot(this, bytes / (share x HBM)) plus the start-up above. Fitted
+// (least squares of the relative error, with the multi_tensor share in memory_access.cpp) to the
+// 18 distinct launches of the traced H100 steps: ResNet-50's 13 foreach SGD launches (3.3 to
+// 204 MB; 8 and 51 blocks took 16.0 and 16.9 us), and clip_grad_norm_'s norm and scale launches of
+// the Llama and GPT steps (320 full blocks: 31.2 and 61.8 us; their last, 9 and 102 blocks).
+inline constexpr double kMultiTensorChunkS = 14.6e-6;
+
 }  // namespace dtsim

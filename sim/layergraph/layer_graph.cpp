@@ -1,5 +1,7 @@
 #include "layer_graph.hpp"
 
+#include <utility>
+
 namespace dtsim {
 
 const char* to_string(LayerKind k) {
@@ -37,6 +39,22 @@ double LayerGraph::parameters() const {
   double sum = 0;
   for (const Layer& l : layers) sum += l.parameters;
   return sum;
+}
+
+void set_parameters(Layer& layer, std::vector<double> tensors) {
+  layer.parameters = 0;
+  for (const double n : tensors) layer.parameters += n;
+  layer.parameter_tensors = std::move(tensors);
+}
+
+std::vector<double> dense_parameter_tensors(const LayerGraph& g) {
+  std::vector<double> tensors;
+  for (const Layer& l : g.layers) {
+    if (l.sharded || l.parameters <= 0) continue;
+    if (l.parameter_tensors.empty()) tensors.push_back(l.parameters);
+    else tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
+  }
+  return tensors;
 }
 
 double LayerGraph::sharded_parameters() const {

@@ -28,6 +28,10 @@ struct Layer {
   // Other forward FLOPs per sample: normalisation, activations, softmax, residual adds, pooling.
   double forward_other_flops = 0;
   double parameters = 0;       // trainable: weights, biases, norm scales and shifts, embeddings
+  // The tensors that hold them, in the order PyTorch registers them (a weight, then its bias; a
+  // norm's scale and shift): the optimizer's multi-tensor launches follow them. Empty: one tensor.
+  // set_parameters() sets both.
+  std::vector<double> parameter_tensors = {};
   double output_elements = 0;  // activation elements the layer writes per sample
   double input_elements = 0;   // activation elements the layer reads per sample
   bool in_place = false;  // writes over its input (ReLU(inplace=True), `out += identity`): keeps nothing new
@@ -64,5 +68,11 @@ struct LayerGraph {
 };
 
 double layer_backward_flops(const Layer& layer);
+
+// A layer's parameters as these tensors (Layer::parameter_tensors), their sum its count.
+void set_parameters(Layer& layer, std::vector<double> tensors);
+// The tensors of the layers that are not sharded, layer by layer: what the data-parallel
+// optimizer steps over.
+std::vector<double> dense_parameter_tensors(const LayerGraph& g);
 
 }  // namespace dtsim

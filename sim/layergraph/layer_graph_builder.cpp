@@ -16,7 +16,7 @@ void ImageLayers::conv(const std::string& name, const ConvSpec& spec) {
   l.in_channels = shape_.channels;
   l.input_elements = shape_.elements();
   l.forward_macs = out.elements() * shape_.channels * spec.kernel_h * spec.kernel_w;
-  l.parameters = weights + (spec.bias ? spec.out_channels : 0);
+  set_parameters(l, spec.bias ? std::vector<double>{weights, double(spec.out_channels)} : std::vector<double>{weights});
   l.output_elements = out.elements();
   graph_.layers.push_back(l);
   shape_ = out;
@@ -31,7 +31,7 @@ void ImageLayers::batch_norm(const std::string& name) {
   l.batch_statistics = true;
   l.input_elements = shape_.elements();
   l.forward_other_flops = kNormFlopsPerElement * shape_.elements();
-  l.parameters = 2.0 * shape_.channels;
+  set_parameters(l, {double(shape_.channels), double(shape_.channels)});
   l.output_elements = shape_.elements();
   graph_.layers.push_back(l);
 }
@@ -79,7 +79,8 @@ void ImageLayers::linear(const std::string& name, int out_features, bool bias) {
   Layer l{name, LayerKind::linear};
   l.input_elements = in_features;
   l.forward_macs = in_features * out_features;
-  l.parameters = in_features * out_features + (bias ? out_features : 0);
+  set_parameters(l, bias ? std::vector<double>{in_features * out_features, double(out_features)}
+                         : std::vector<double>{in_features * out_features});
   l.output_elements = out_features;
   graph_.layers.push_back(l);
   shape_ = ImageShape{out_features, 1, 1};
@@ -97,7 +98,7 @@ void ImageLayers::add(const std::string& name) {
 void TokenLayers::embedding(const std::string& name, int rows) {
   Layer l{name, LayerKind::embedding};
   l.input_elements = tokens_;  // the indices; the lookup reads one row per token
-  l.parameters = double(rows) * hidden_;
+  set_parameters(l, {double(rows) * hidden_});
   l.output_elements = double(tokens_) * hidden_;
   graph_.layers.push_back(l);
 }
@@ -106,7 +107,8 @@ void TokenLayers::linear(const std::string& name, int in_features, int out_featu
   Layer l{name, LayerKind::linear};
   l.input_elements = double(tokens_) * in_features;
   l.forward_macs = double(tokens_) * in_features * out_features;
-  l.parameters = double(in_features) * out_features + (bias ? out_features : 0);
+  set_parameters(l, bias ? std::vector<double>{double(in_features) * out_features, double(out_features)}
+                         : std::vector<double>{double(in_features) * out_features});
   l.output_elements = double(tokens_) * out_features;
   graph_.layers.push_back(l);
 }
@@ -126,7 +128,7 @@ void TokenLayers::layer_norm(const std::string& name) {
   Layer l{name, LayerKind::normalization};
   l.input_elements = double(tokens_) * hidden_;
   l.forward_other_flops = kNormFlopsPerElement * double(tokens_) * hidden_;
-  l.parameters = 2.0 * hidden_;
+  set_parameters(l, {double(hidden_), double(hidden_)});
   l.output_elements = double(tokens_) * hidden_;
   graph_.layers.push_back(l);
 }
@@ -149,7 +151,7 @@ void TokenLayers::add(const std::string& name) {
 
 void TokenLayers::parameters(const std::string& name, double count) {
   Layer l{name, LayerKind::embedding};
-  l.parameters = count;
+  set_parameters(l, {count});
   graph_.layers.push_back(l);
 }
 

@@ -248,7 +248,7 @@ LayerGraph bert(const std::string& name, int layers, int hidden, int heads, cons
   t.activation("cls.predictions.gelu", hidden);
   t.layer_norm("cls.predictions.ln");
   t.linear("cls.predictions.decoder", hidden, kVocab, false);
-  g.layers.back().parameters = kVocab;  // tied weights: only the decoder's bias is its own
+  set_parameters(g.layers.back(), {double(kVocab)});  // tied weights: only the decoder's bias is its own
   TokenLayers first(g, 1, hidden);      // the pooler and next-sentence head see the [CLS] token
   first.linear("pooler", hidden, hidden);
   first.linear("cls.seq_relationship", hidden, 2);
@@ -278,7 +278,7 @@ LayerGraph dlrm(const ZooOptions&) {
   for (size_t t = 0; t < std::size(kRows); ++t) {
     Layer l{fmt::format("emb_l.{}", t), LayerKind::embedding};
     l.input_elements = 1;  // one index per sample
-    l.parameters = kRows[t] * kDim;
+    set_parameters(l, {kRows[t] * kDim});
     l.output_elements = kDim;
     l.sharded = true;
     g.layers.push_back(l);

@@ -102,6 +102,41 @@ int64_t parameters_with_experts(const TransformerConfig& m, int experts_used) {
 }  // namespace
 
 int64_t parameter_count(const TransformerConfig& m) { return parameters_with_experts(m, m.moe.experts); }
+
+std::vector<double> layer_parameter_tensors(const TransformerConfig& m) {
+  const double h = m.hidden, head_dim = m.head_dim(), kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  std::vector<double> tensors;
+  const auto norm = [&] {
+    tensors.push_back(h);
+    if (m.norm_kind() == NormKind::layernorm) tensors.push_back(h);
+  };
+  const auto linear = [&](double in, double out) {
+    tensors.push_back(in * out);
+    if (m.has_bias()) tensors.push_back(out);
+  };
+  const auto mlp = [&](double ffn) {
+    linear(h, ffn);
+    if (m.mlp == MlpKind::swiglu) linear(h, ffn);  // gate and up
+    linear(ffn, h);
+  };
+  norm();
+  if (m.has_fused_qkv()) {
+    linear(h, (m.heads + 2 * kv_heads) * head_dim);
+  } else {
+    linear(h, m.heads * head_dim);
+    linear(h, kv_heads * head_dim);
+    linear(h, kv_heads * head_dim);
+  }
+  linear(m.heads * head_dim, h);
+  norm();
+  if (m.moe.enabled()) {
+    tensors.push_back(h * m.moe.experts);  // the router
+    for (int e = 0; e < m.moe.experts; ++e) mlp(m.moe.expert_ffn_hidden);
+  } else {
+    mlp(m.ffn_hidden);
+  }
+  return tensors;
+}
 // mixtral-8x7b: 46.70e9 total (the paper's "47B", its untied output layer adds 0.13e9), 12.88e9
 // active ("13B").
 int64_t active_parameter_count(const TransformerConfig& m) { return parameters_with_experts(m, m.moe.top_k); }

@@ -271,7 +271,8 @@ WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
     in.parameter_bytes.push_back(weight_gather_bytes(s, params.dense, params.embedding, r.elem_bytes));
     in.expert_parameter_bytes.push_back(weight_gather_bytes(s, params.expert, 0, r.elem_bytes));
     const double updated = params.dense / dense_shards + params.expert / expert_shards;
-    KernelClassTimes step = launched_pass(optimizer_step_ops(s, updated), compute, host_launch_s(s.training));
+    KernelClassTimes step = launched_pass(optimizer_step_ops(s, stage_parameter_tensors(s, stage, updated)), compute,
+                                           host_launch_s(s.training));
     step.launch_s += step_overhead_s(s.training);
     in.optimizer_classes.push_back(step);
     in.optimizer_s.push_back(step.total_s());

@@ -59,4 +59,28 @@ StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
   return sum;
 }
 
+std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters) {
+  const TransformerConfig& m = s.model;
+  const std::vector<double> layer = layer_parameter_tensors(m);
+  const double embedding = double(m.vocab) * m.hidden;
+  const int last_chunk = model_chunks(s.parallelism) - 1;
+  std::vector<double> tensors;
+  for (int chunk = stage; chunk <= last_chunk; chunk += s.parallelism.pp) {
+    if (chunk == 0) {
+      tensors.push_back(embedding);
+      if (m.position_kind() == PositionKind::learned) tensors.push_back(double(m.seq_len) * m.hidden);
+    }
+    for (int l = 0; l < layers_in_chunk(s, chunk); ++l) tensors.insert(tensors.end(), layer.begin(), layer.end());
+    if (chunk == last_chunk) {
+      tensors.push_back(m.hidden);  // the final norm
+      if (m.norm_kind() == NormKind::layernorm) tensors.push_back(m.hidden);
+      if (s.parallelism.pp > 1 || !m.tied_embeddings) tensors.push_back(embedding);  // the LM head
+    }
+  }
+  double sum = 0;
+  for (const double n : tensors) sum += n;
+  for (double& n : tensors) n *= sum > 0 ? parameters / sum : 0;
+  return tensors;
+}
+
 }  // namespace dtsim

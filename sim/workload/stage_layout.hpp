@@ -2,6 +2,8 @@
 // Which layers live where: the model is cut into pp x virtual_stages chunks; GPU stage s holds
 // chunks s, s + pp, s + 2pp, ... (Megatron-LM's interleaving). Chunk 0 also holds the embedding,
 // the last chunk the final norm, LM head and loss.
+#include <vector>
+
 #include "scenario.hpp"
 
 namespace dtsim {
@@ -22,5 +24,11 @@ struct StageParameters {
 };
 StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk);
 StageParameters stage_parameters_per_rank(const Scenario& s, int stage);  // sum over its chunks
+
+// The tensors the optimizer of one GPU of `stage` steps over, as the model's tensors on that stage
+// (its layers', the embedding on the first chunk, the final norm and a separate LM head on the
+// last) scaled to sum to `parameters`: how tensor and data parallelism shard them is left to
+// that sum.
+std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters);
 
 }  // namespace dtsim
