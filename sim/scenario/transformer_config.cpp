@@ -103,6 +103,10 @@ int64_t parameters_with_experts(const TransformerConfig& m, int experts_used) {
 
 int64_t parameter_count(const TransformerConfig& m) { return parameters_with_experts(m, m.moe.experts); }
 
+// mixtral-8x7b: 46.70e9 total (the paper's "47B", its untied output layer adds 0.13e9), 12.88e9
+// active ("13B").
+int64_t active_parameter_count(const TransformerConfig& m) { return parameters_with_experts(m, m.moe.top_k); }
+
 std::vector<double> layer_parameter_tensors(const TransformerConfig& m) {
   const double h = m.hidden, head_dim = m.head_dim(), kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
   std::vector<double> tensors;
@@ -137,8 +141,5 @@ std::vector<double> layer_parameter_tensors(const TransformerConfig& m) {
   }
   return tensors;
 }
-// mixtral-8x7b: 46.70e9 total (the paper's "47B", its untied output layer adds 0.13e9), 12.88e9
-// active ("13B").
-int64_t active_parameter_count(const TransformerConfig& m) { return parameters_with_experts(m, m.moe.top_k); }
 
 }  // namespace dtsim

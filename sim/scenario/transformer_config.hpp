@@ -70,10 +70,10 @@ int64_t parameter_count(const TransformerConfig& m);
 // Parameters one token passes through (MoE: top_k experts instead of all).
 int64_t active_parameter_count(const TransformerConfig& m);
 
-// The parameter tensors of one transformer layer, in the order the Hugging Face and Megatron
-// models register them: the first norm (scale, LayerNorm's shift), q, k and v (or one fused qkv)
-// and the output projection, each with its bias where the model has biases, the second norm, the
-// MLP's matrices (MoE: the router, then every expert's). Their sum is one layer's parameters.
+// The parameter tensors of one transformer layer, in the order GPT's and Megatron's layers
+// register them: the first norm (scale, LayerNorm's shift), q, k and v (or one fused qkv) and the
+// output projection, each with its bias where the model has biases, the second norm, the MLP's
+// matrices (MoE: the router, then every expert's). Their sum is one layer's parameters.
 std::vector<double> layer_parameter_tensors(const TransformerConfig& m);
 
 }  // namespace dtsim
