@@ -24,7 +24,6 @@ Scenario megatron_2021_gpt3() {
   return s;
 }
 
-// 72 * B * s * l * h^2 * (1 + s/(6h) + V/(12*l*h)): model FLOPs per iteration, no recompute.
 // The bytes of the operators whose names start with `prefix` (one kind of kernel of a pass).
 double bytes_named(const std::string& prefix, const std::vector<Operator>& ops) {
   double sum = 0;
@@ -33,6 +32,7 @@ double bytes_named(const std::string& prefix, const std::vector<Operator>& ops) 
   return sum;
 }
 
+// 72 * B * s * l * h^2 * (1 + s/(6h) + V/(12*l*h)): model FLOPs per iteration, no recompute.
 double megatron_model_flops(const Scenario& s) {
   const double B = s.training.global_batch, sl = s.model.seq_len, l = s.model.layers, h = s.model.hidden,
                V = s.model.vocab;

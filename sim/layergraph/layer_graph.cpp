@@ -50,9 +50,7 @@ void set_parameters(Layer& layer, std::vector<double> tensors) {
 std::vector<double> dense_parameter_tensors(const LayerGraph& g) {
   std::vector<double> tensors;
   for (const Layer& l : g.layers) {
-    if (l.sharded || l.parameters <= 0) continue;
-    if (l.parameter_tensors.empty()) tensors.push_back(l.parameters);
-    else tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
+    if (!l.sharded) tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
   }
   return tensors;
 }

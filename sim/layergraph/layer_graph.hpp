@@ -29,8 +29,8 @@ struct Layer {
   double forward_other_flops = 0;
   double parameters = 0;       // trainable: weights, biases, norm scales and shifts, embeddings
   // The tensors that hold them, in the order PyTorch registers them (a weight, then its bias; a
-  // norm's scale and shift): the optimizer's multi-tensor launches follow them. Empty: one tensor.
-  // set_parameters() sets both.
+  // norm's scale and shift): the optimizer's multi-tensor launches follow them. set_parameters()
+  // sets both.
   std::vector<double> parameter_tensors = {};
   double output_elements = 0;  // activation elements the layer writes per sample
   double input_elements = 0;   // activation elements the layer reads per sample

@@ -210,7 +210,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     l.kind = read_choice(f, layer, at, "kind", kLayerKinds);
     l.forward_macs = layer_cost(f, layer, at, "forward_macs");
     l.forward_other_flops = layer_cost(f, layer, at, "forward_other_flops");
-    l.parameters = layer_cost(f, layer, at, "parameters");
+    set_parameters(l, {layer_cost(f, layer, at, "parameters")});  // one tensor
     l.in_place = f.boolean_or(layer, at, "in_place", false);
     l.input_elements = layer_cost(f, layer, at, "input_elements");
     l.output_elements = layer_cost(f, layer, at, "output_elements");
