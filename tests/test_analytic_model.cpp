@@ -137,7 +137,8 @@ TEST(ZeroVolume, FsdpCopiesTheGatheredWeightsAndTheGradientsEachPass) {
   const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
   const auto memory_bound_s = [&](const Scenario& scenario) {
     const WorkloadInputs in = workload_inputs(scenario, compute);
-    return std::pair{in.forward[0].classes[OperatorKind::elementwise], in.backward[0].classes[OperatorKind::elementwise]};
+    return std::pair{in.forward[0].classes[OperatorKind::elementwise],
+                     in.backward[0].classes[OperatorKind::elementwise]};
   };
   s.parallelism.zero_stage = 1;
   const auto [forward_s, backward_s] = memory_bound_s(s);

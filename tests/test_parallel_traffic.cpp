@@ -113,7 +113,8 @@ TEST(TensorParallelOverlap, PyTorchAsyncTpWithRowwiseFloat8LeavesTheAllGathersWa
     const Workload w = build_workload(s, compute);
     std::map<std::pair<CollectiveKind, bool>, int> calls;
     for (const Task& t : w.ranks[0].tasks)
-      if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp") calls[{t.collective, t.overlapped}] += t.calls;
+      if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
+        calls[{t.collective, t.overlapped}] += t.calls;
     return [calls](CollectiveKind kind, bool hidden) {
       const auto it = calls.find({kind, hidden});
       return it == calls.end() ? 0 : it->second;

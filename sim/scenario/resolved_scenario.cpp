@@ -32,7 +32,9 @@ NodeSpec node_with(const Scenario& s, const Calibration& c) {
 }
 
 // What a default measured on the H100 SXM says on another GPU.
-std::string not_measured_note(const Scenario& s) { return s.cluster.gpu == "h100-sxm" ? "" : " (not measured on this GPU)"; }
+std::string not_measured_note(const Scenario& s) {
+  return s.cluster.gpu == "h100-sxm" ? "" : " (not measured on this GPU)";
+}
 
 // When training in fp8, the lines saying how FP8 GEMMs without a measured curve are priced: the
 // share of twice the bf16 rate measured on the H100, and a power-limited part's FP8 scale.

@@ -98,8 +98,8 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
-                        "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs", "framework",
-                        "mixed_precision"});
+                        "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs",
+                        "framework", "mixed_precision"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
