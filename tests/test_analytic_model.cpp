@@ -62,6 +62,19 @@ TEST(ZeroVolume, StageZeroAllReducesFp32Gradients) {
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_reduce), 4 * psi);  // Megatron reduces bf16 grads in fp32
 }
 
+// The embedding and LM head a GPU holds follow the model's own fields, as parameter_count does:
+// an untied LM head (a Hugging Face Llama's tie_word_embeddings: false) adds V h on one stage too,
+// and rotary positions (set on a GELU model) add no position table.
+TEST(ZeroVolume, TheStagesHoldTheModelsOwnEmbeddingAndHead) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.model.tied_embeddings = false;
+  EXPECT_DOUBLE_EQ(stage_parameters_per_rank(s, 0).total(), small_gpt_parameters() + 32000.0 * 1024);
+  EXPECT_DOUBLE_EQ(stage_parameters_per_rank(s, 0).embedding, 2 * 32000.0 * 1024 + 1024.0 * 1024);
+  s.model.tied_embeddings = true;
+  s.model.position = PositionKind::rope;
+  EXPECT_DOUBLE_EQ(stage_parameters_per_rank(s, 0).total(), small_gpt_parameters() - 1024.0 * 1024);
+}
+
 // ZeRO-1 and 2 (Megatron's distributed optimizer): reduce-scatter the 4-byte gradients and
 // all-gather the updated 2-byte weights, (n-1)/n (4 + 2) psi of ring traffic per GPU instead of
 // the all-reduce's 2 (n-1)/n 4 psi.

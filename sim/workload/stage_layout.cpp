@@ -2,6 +2,17 @@
 
 namespace dtsim {
 
+namespace {
+
+// What the first and the last chunk hold beside their layers: the token embedding and, with
+// learned positions, the position table first; the final norm and, where the logits do not reuse
+// the embedding's weights on the same GPU (untied, or tied across pipeline stages, where
+// Megatron keeps a copy on the last), the LM head last.
+bool learned_positions(const TransformerConfig& m) { return m.position_kind() == PositionKind::learned; }
+bool separate_lm_head(const Scenario& s) { return s.parallelism.pp > 1 || !s.model.tied_embeddings; }
+
+}  // namespace
+
 int model_chunks(const ParallelismConfig& p) { return p.pp * p.virtual_stages; }
 
 int stage_of_chunk(const ParallelismConfig& p, int chunk) { return chunk % p.pp; }
@@ -42,8 +53,8 @@ StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk) {
     out.dense = layers * (attention + matrices_per_mlp * h * m.ffn_hidden) / tp;
   }
   const double embedding = double(m.vocab) * h / tp;
-  if (chunk == 0) out.embedding += embedding + (m.mlp == MlpKind::gelu ? double(m.seq_len) * h : 0.0);
-  if (chunk == model_chunks(p) - 1 && p.pp > 1) out.embedding += embedding;  // tied LM head kept on the last stage
+  if (chunk == 0) out.embedding += embedding + (learned_positions(m) ? double(m.seq_len) * h : 0.0);
+  if (chunk == model_chunks(p) - 1 && separate_lm_head(s)) out.embedding += embedding;
   out.dense += out.embedding;
   return out;
 }
@@ -68,13 +79,13 @@ std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double
   for (int chunk = stage; chunk <= last_chunk; chunk += s.parallelism.pp) {
     if (chunk == 0) {
       tensors.push_back(embedding);
-      if (m.position_kind() == PositionKind::learned) tensors.push_back(double(m.seq_len) * m.hidden);
+      if (learned_positions(m)) tensors.push_back(double(m.seq_len) * m.hidden);
     }
     for (int l = 0; l < layers_in_chunk(s, chunk); ++l) tensors.insert(tensors.end(), layer.begin(), layer.end());
     if (chunk == last_chunk) {
       tensors.push_back(m.hidden);  // the final norm
       if (m.norm_kind() == NormKind::layernorm) tensors.push_back(m.hidden);
-      if (s.parallelism.pp > 1 || !m.tied_embeddings) tensors.push_back(embedding);  // the LM head
+      if (separate_lm_head(s)) tensors.push_back(embedding);  // the LM head
     }
   }
   double sum = 0;
