@@ -150,6 +150,12 @@ QWidget* ScenarioPanel::buildTraining() {
                comboField("training.mixed_precision", q(names_of(kMixedPrecisions)),
                           "autocast: fp32 weights cast at each use; master_weights: bf16 weights, fp32 master "
                           "copy; auto: master_weights for megatron and FSDP, autocast for pytorch"));
+  QComboBox* memory_format =
+      comboField("training.memory_format", q(names_of(kMemoryFormats)),
+                 "the feature maps' layout: channels_last (NHWC) or contiguous (NCHW: cuDNN copies the maps around "
+                 "most convolutions); auto: contiguous for pytorch, channels_last for torch_compile");
+  form->addRow("memory format", memory_format);
+  layerModelOnly(form, memory_format);
   transformerRow(form, "recompute",
                  comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
   transformerRow(form, "recomputed layers",
@@ -373,6 +379,7 @@ void ScenarioPanel::reload() {
     showValue(fields_["training.precision"], to_string(s.training.precision));
     showValue(fields_["training.framework"], to_string(s.training.framework));
     showValue(fields_["training.mixed_precision"], to_string(s.training.mixed_precision));
+    showValue(fields_["training.memory_format"], to_string(s.training.memory_format));
     showValue(fields_["parallelism.dp"], QString::number(s.parallelism.dp));
     showValue(fields_["cluster.gpu"], q(s.cluster.gpu));
     offerTopologiesFor(s.cluster.gpu);

@@ -243,8 +243,8 @@ TEST(BadScenario, UnknownTrainingKey) {
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
   EXPECT_TRUE(Contains(info.expected, "[attention, attention_varlen, cross_entropy, cuda_graphs, fp8_recipe, framework, "
-                                      "global_batch, loss_metrics, micro_batch, mixed_precision, optimizer, precision, "
-                                      "recompute, recompute_layers]"));
+                                      "global_batch, loss_metrics, memory_format, micro_batch, mixed_precision, "
+                                      "optimizer, precision, recompute, recompute_layers]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 

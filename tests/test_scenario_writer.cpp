@@ -92,6 +92,12 @@ TEST(ScenarioWriter, WrittenScenarioKeepsItsVarlenAttention) {
                   .training.attention_varlen);
 }
 
+TEST(ScenarioWriter, WrittenScenarioKeepsItsMemoryFormat) {
+  EXPECT_EQ(written_and_read_back({{"training.memory_format", "channels_last"}, {"events", "[]"}})
+                .training.memory_format,
+            MemoryFormat::channels_last);
+}
+
 TEST(ScenarioWriter, BadOverridePathIsAnInputError) {
   const InputErrorInfo e = test::error_of([] { scenario_yaml(kEvents, {{"training..micro_batch", "2"}}, "x.yaml"); });
   EXPECT_EQ(e.field, "training..micro_batch");

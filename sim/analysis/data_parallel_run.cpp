@@ -7,6 +7,7 @@
 #include "device_spec.hpp"
 #include "enum_names.hpp"
 #include "layer_model_section.hpp"
+#include "yaml_choice.hpp"
 #include "scenario_consistency.hpp"
 #include "size_limits.hpp"
 #include "yaml_field_lines.hpp"
@@ -96,12 +97,13 @@ PublishedRun read_data_parallel_run(const YamlFields& f, const YAML::Node& root,
 
   const std::string tp = YamlFields::join(path, "training");
   const YAML::Node training = f.child(run, path, "training");
-  f.require_known_keys(training, tp, {"batch_per_gpu", "precision"});
+  f.require_known_keys(training, tp, {"batch_per_gpu", "precision", "memory_format"});
   if (!f.has(training, "precision")) out.not_modelled = "precision unpublished: read as fp32";
   const int gpus = s.cluster.nodes * s.cluster.topology.node.gpus;
   s.training.micro_batch = f.positive_int(training, tp, "batch_per_gpu");
   s.training.global_batch = s.training.micro_batch * gpus;
   s.training.precision = read_published_precision(f, training, tp);
+  s.training.memory_format = read_choice(f, training, tp, "memory_format", kMemoryFormats, MemoryFormat::automatic);
   s.training.framework = Framework::pytorch;
   if (f.has(run, "framework")) {
     const std::string framework = f.string(run, path, "framework");

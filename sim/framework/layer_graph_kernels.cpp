@@ -57,6 +57,30 @@ constexpr double kUnalignedConvForwardEfficiency = 0.040, kUnalignedConvWgradEff
 constexpr double kConvWgradRate = 0.82;
 bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolution && l.in_channels % 8 != 0; }
 
+// With NCHW feature maps and tensor cores (HTA's trace of ResNet-50 on an A100, fp32 run as TF32,
+// cuDNN through PyTorch 2.3: tests/data/traces/hta/nccl_data.json.gz, ProfilerStep#4-6): a 1x1
+// convolution of stride 1 runs as a GEMM over the maps as they lie (cutlass tensorop GEMMs, no
+// copies); every other one has cuDNN copy its input to NHWC (nchwToNhwc) for a tensor-core kernel,
+// and in the backward pass the output's gradient twice (data and weight gradients), the input once
+// and the input's gradient back (nhwcToNchw). The first layer's NCHW kernel reads the image as it
+// lies and needs no input gradient. (The trace also transposes the weights, and in its last stage
+// some 1x1 convolutions' maps; the layout_transpose share, memory_access.cpp, is fitted to its 211
+// copies in all.) Without tensor cores (before Volta, or fp32 before Ampere's TF32) NCHW is
+// cuDNN's own layout: nothing to copy.
+bool gemm_over_nchw(const Layer& l) {
+  const double k_dim = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
+  const double out_channels = k_dim > 0 ? std::round(l.parameters / k_dim) : 0;
+  return k_dim == l.in_channels && out_channels > 0 &&
+         l.input_elements / l.in_channels == l.output_elements / out_channels;  // 1x1, stride 1
+}
+bool tensor_core_convolutions(const LayerGraphRun& run) {
+  return run.device && (run.device->sm_arch >= 80 || (run.device->sm_arch >= 70 && run.elem_bytes < 4));
+}
+bool layout_transposed(const Layer& l, const LayerGraphRun& run) {
+  return !run.channels_last && tensor_core_convolutions(run) && l.kind == LayerKind::convolution &&
+         l.in_channels > 0 && !gemm_over_nchw(l);
+}
+
 Operator unaligned(Operator op, double efficiency) {
   op.kernel_efficiency = efficiency;  // measured as a whole: no tile or memory term of its own
   op.tile_utilization = 1;
@@ -114,6 +138,7 @@ LayerGraphRun layer_graph_run(const Scenario& s) {
   run.autocast = s.training.precision != Precision::fp32 &&
                  resolved_mixed_precision(s.training, s.parallelism.zero_stage) == MixedPrecision::autocast;
   run.framework = s.training.framework;
+  run.channels_last = resolved_memory_format(s.training) == MemoryFormat::channels_last;
   run.device = find_device(s.cluster.gpu);
   run.attention = run.device ? resolve_attention_kernel(s.training.attention, *run.device) : AttentionKernel::unfused;
   return run;
@@ -132,9 +157,11 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       if (run.autocast) ops.push_back(streaming("weight_cast", weights * (4 + e)));
       if (run.autocast && (!previous || fp32_input(previous, run))) ops.push_back(streaming("input_cast", in * (4 + e)));
       if (unaligned_channels(l)) {
-        ops.push_back(channel_padding(l, run));
+        if (run.channels_last) ops.push_back(channel_padding(l, run));
         ops.push_back(unaligned(product(l, run), kUnalignedConvForwardEfficiency));
       } else {
+        if (layout_transposed(l, run))
+          ops.push_back(memory_op("input_to_nhwc", MemoryAccess::layout_transpose, 2 * in * e));
         ops.push_back(product(l, run));
       }
       break;
@@ -148,7 +175,14 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       break;
     }
     case LayerKind::normalization:
-      if (l.batch_statistics) {
+      if (l.batch_statistics && !run.channels_last) {
+        // NCHW: cuDNN's BatchNorm, one kernel that reads the map twice (statistics, then the
+        // transform) and writes it, the running statistics updated inside (bn_fw_tr_1C11 in the
+        // A100 trace: 3.64 ms for ResNet-50's 53 at batch 32, where these bytes at the
+        // normalization share take 3.76 with the kernels' start-up), then num_batches_tracked += 1.
+        ops.push_back(memory_op("cudnn_batch_norm", MemoryAccess::normalization, (2 * in + out) * e));
+        ops.push_back(streaming("num_batches_tracked", 16));
+      } else if (l.batch_statistics) {
         // The traced ResNet-50's BatchNorm2d in training: a zeroed per-channel buffer, the
         // statistics, the transform, the running statistics' update, and num_batches_tracked += 1
         // (five kernels; the backward three).
@@ -195,8 +229,13 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
     case LayerKind::linear: {
       const Operator fwd = product(l, run);
       if (!first) ops.push_back(gemm_dgrad(fwd));  // the data needs no gradient
+      if (layout_transposed(l, run)) {
+        const double copied = 2 * out + in + (first ? 0 : in);  // dY twice, X, and dX back
+        ops.push_back(
+            memory_op("grad_layout_transposes", MemoryAccess::layout_transpose, 2 * copied * e, first ? 3 : 4));
+      }
       if (unaligned_channels(l)) {
-        ops.push_back(channel_padding(l, run));
+        if (run.channels_last) ops.push_back(channel_padding(l, run));
         ops.push_back(unaligned(gemm_wgrad(fwd), kUnalignedConvWgradEfficiency));
       } else {
         Operator wgrad = gemm_wgrad(fwd);

@@ -61,6 +61,12 @@ using Points = std::vector<std::pair<double, double>>;  // (bytes, fraction of t
 //   and _foreach_mul_), fitted with kMultiTensorChunkS to the traced launches it lists: 0.884
 //   (a 320-block norm of 83.9 MB in 33.7 us where 31.2 were measured, a scale of 167.8 MB in 60.3
 //   where 61.8; ResNet-50's 13 in 478 us where 491).
+// - layout_transpose: the one pattern measured on another GPU, an A100 40GB (1,555 GB/s): cuDNN's
+//   nchwToNhwc and nhwcToNchw copies around ResNet-50's convolutions with NCHW feature maps (HTA's
+//   public trace, fp32 at batch 32, tests/data/traces/hta/nccl_data.json.gz): 211 copies a step
+//   in 5.027, 4.999 and 5.095 ms (ProfilerStep#4-6), where the maps the model copies
+//   (layer_graph_kernels.cpp; the weights left out) come to 4.059 GB in 98 kernels: 0.54 of the
+//   peak after their start-up.
 const Points& points(MemoryAccess a) {
   static const Points streaming = {{1.58e9, 0.93}, {3.15e9, 0.91}, {6.30e9, 1.83}};
   static const Points unrolled = {{2.47e9, 0.57}, {6.30e9, 1.16}};
@@ -75,6 +81,7 @@ const Points& points(MemoryAccess a) {
   static const Points fill = {{1.65e9, 0.99}, {4.20e9, 1.98}};
   static const Points optimizer_step = {{1, 0.77}};
   static const Points multi_tensor = {{1, 0.884}};
+  static const Points layout_transpose = {{1, 0.54}};
   switch (a) {
     case MemoryAccess::streaming: return streaming;
     case MemoryAccess::unrolled: return unrolled;
@@ -89,6 +96,7 @@ const Points& points(MemoryAccess a) {
     case MemoryAccess::fill: return fill;
     case MemoryAccess::optimizer_step: return optimizer_step;
     case MemoryAccess::multi_tensor: return multi_tensor;
+    case MemoryAccess::layout_transpose: return layout_transpose;
   }
   return streaming;
 }
@@ -120,6 +128,7 @@ const char* to_string(MemoryAccess a) {
     case MemoryAccess::fill: return "fill";
     case MemoryAccess::optimizer_step: return "optimizer_step";
     case MemoryAccess::multi_tensor: return "multi_tensor";
+    case MemoryAccess::layout_transpose: return "layout_transpose";
   }
   return "?";
 }

@@ -38,6 +38,20 @@ MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage)
   return MixedPrecision::autocast;
 }
 
+const char* to_string(MemoryFormat m) {
+  switch (m) {
+    case MemoryFormat::automatic: return "auto";
+    case MemoryFormat::channels_last: return "channels_last";
+    case MemoryFormat::contiguous: return "contiguous";
+  }
+  return "?";
+}
+
+MemoryFormat resolved_memory_format(const TrainingConfig& t) {
+  if (t.memory_format != MemoryFormat::automatic) return t.memory_format;
+  return t.framework == Framework::torch_compile ? MemoryFormat::channels_last : MemoryFormat::contiguous;
+}
+
 int recomputed_layers(const TrainingConfig& t, int layers) {
   if (t.recompute != Recompute::full || t.recompute_layers <= 0) return layers;
   return std::min(layers, t.recompute_layers);

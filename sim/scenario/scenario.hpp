@@ -63,6 +63,17 @@ enum class MixedPrecision { automatic, autocast, master_weights };
 inline constexpr MixedPrecision kMixedPrecisions[] = {MixedPrecision::automatic, MixedPrecision::autocast,
                                                       MixedPrecision::master_weights};
 
+// How a layer graph's feature maps lie in memory, which decides the kernels around its
+// convolutions and BatchNorms (docs/frameworks.md). channels_last: NHWC, the layout cuDNN's
+// tensor-core convolutions take (model.to(memory_format=torch.channels_last), NVIDIA's recipes).
+// contiguous: NCHW, PyTorch's own default: cuDNN transposes the maps around most convolutions and
+// runs its own BatchNorm. automatic: contiguous for eager PyTorch, channels_last under
+// torch_compile (Inductor's layout_optimization, on by default on CUDA, makes convolution models
+// channels-last).
+enum class MemoryFormat { automatic, channels_last, contiguous };
+inline constexpr MemoryFormat kMemoryFormats[] = {MemoryFormat::automatic, MemoryFormat::channels_last,
+                                                  MemoryFormat::contiguous};
+
 struct TrainingConfig {
   int global_batch = 0;  // sequences per iteration, all replicas together
   int micro_batch = 1;   // sequences per micro-batch
@@ -91,6 +102,7 @@ struct TrainingConfig {
   bool cuda_graphs = false;
   Framework framework = Framework::megatron;
   MixedPrecision mixed_precision = MixedPrecision::automatic;
+  MemoryFormat memory_format = MemoryFormat::automatic;  // layer graphs only
 };
 
 struct ParallelismConfig {
@@ -223,6 +235,9 @@ const char* to_string(Framework f);
 const char* to_string(MixedPrecision m);
 // `automatic` resolved as MixedPrecision says, for a scenario's framework and ZeRO stage.
 MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage);
+const char* to_string(MemoryFormat m);
+// `automatic` resolved as MemoryFormat says, for the scenario's framework.
+MemoryFormat resolved_memory_format(const TrainingConfig& t);
 // Of a model chunk's `layers`, how many run their recompute ops in the backward pass: all of them
 // but with recompute full and recompute_layers fewer than them, that many.
 int recomputed_layers(const TrainingConfig& t, int layers);

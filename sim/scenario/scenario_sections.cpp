@@ -99,7 +99,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   f.require_known_keys(training, at,
                        {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
                         "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs",
-                        "framework", "mixed_precision"});
+                        "framework", "mixed_precision", "memory_format"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);
@@ -116,6 +116,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.cuda_graphs = f.boolean_or(training, at, "cuda_graphs", false);
   t.framework = read_choice(f, training, at, "framework", kFrameworks, framework);
   t.mixed_precision = read_choice(f, training, at, "mixed_precision", kMixedPrecisions, MixedPrecision::automatic);
+  t.memory_format = read_choice(f, training, at, "memory_format", kMemoryFormats, MemoryFormat::automatic);
   return t;
 }
 

@@ -132,6 +132,8 @@ std::string scenario_to_yaml(const Scenario& s, const std::string& comment) {
   if (t.recompute_layers > 0) out += fmt::format("  recompute_layers: {}\n", t.recompute_layers);
   if (t.loss_metrics > 0) out += fmt::format("  loss_metrics: {}\n", t.loss_metrics);
   if (t.attention_varlen) out += "  attention_varlen: true\n";
+  if (t.memory_format != MemoryFormat::automatic)
+    out += fmt::format("  memory_format: {}\n", to_string(t.memory_format));
   const ParallelismConfig& p = s.parallelism;
   out += fmt::format("parallelism:\n  tp: {}\n  cp: {}\n  pp: {}\n  dp: {}\n  ep: {}\n  schedule: {}\n"
                      "  virtual_stages: {}\n  sequence_parallel: {}\n  tp_comm_overlap: {}\n  zero_stage: {}\n"
