@@ -17,12 +17,13 @@ namespace dtsim {
 namespace {
 
 // ResNet-50 as the trace ran it: one A100 40GB, 32 images, fp32 (TF32 tensor cores), eager PyTorch.
-Scenario traced_resnet(const test::ScratchDir& dir, const std::string& memory_format) {
+Scenario traced_resnet(const test::ScratchDir& dir, const std::string& memory_format,
+                       const std::string& precision = "fp32") {
   const std::string topology = (test::source_dir() / "topologies" / "single-h100-sxm.yaml").string();
   const std::string format = memory_format.empty() ? "" : ", memory_format: " + memory_format;
   return load_scenario(dir.write("rn50.yaml", "name: rn50\nmodel: {zoo: resnet-50}\n"
-                                              "training: {global_batch: 32, micro_batch: 32, precision: fp32" +
-                                                  format + "}\ncluster: {gpu: a100-40gb-sxm, nodes: 1, " +
+                                              "training: {global_batch: 32, micro_batch: 32, precision: " +
+                                                  precision + format + "}\ncluster: {gpu: a100-40gb-sxm, nodes: 1, " +
                                                   "gpu_differs_from_topology: true, topology: " + topology + "}\n"));
 }
 
@@ -82,12 +83,24 @@ TEST(MemoryFormat, NchwResNet50MatchesTheA100TracesBatchNormAndMemoryBoundKernel
   const double measured_s = step.classes[OperatorKind::elementwise];
   EXPECT_NEAR(memory_bound_s, measured_s, 0.10 * measured_s);
 
-  // Channels-last maps need no copies, and run PyTorch's own BatchNorm kernels instead.
+  // Channels-last maps need no copies.
   const Scenario nhwc = traced_resnet(dir, "channels_last");
-  EXPECT_EQ(kernels_named(nhwc, compute, "cudnn_batch_norm") + kernels_named(nhwc, compute, "input_to_nhwc") +
-                kernels_named(nhwc, compute, "grad_layout_transposes"),
-            0);
-  EXPECT_GT(kernels_named(nhwc, compute, "batch_norm_statistics"), 0);
+  EXPECT_GT(kernels_named(nchw, compute, "input_to_nhwc"), 0);
+  EXPECT_EQ(kernels_named(nhwc, compute, "input_to_nhwc") + kernels_named(nhwc, compute, "grad_layout_transposes"), 0);
+}
+
+// Which BatchNorm runs follows PyTorch's _select_batch_norm_backend: cuDNN's for fp32 and for fp16
+// under autocast (fp32 weights), in either layout; PyTorch's own kernels for bf16.
+TEST(MemoryFormat, BatchNormRunsCudnnsKernelUnlessBf16) {
+  const test::ScratchDir dir;
+  const std::pair<const char*, bool> cudnn_by_precision[] = {{"fp32", true}, {"fp16", true}, {"bf16", false}};
+  for (const char* format : {"channels_last", "contiguous"})
+    for (const auto& [precision, cudnn] : cudnn_by_precision) {
+      const Scenario s = traced_resnet(dir, format, precision);
+      const ComputeModel compute = resolve_scenario(s).compute;
+      EXPECT_EQ(kernels_named(s, compute, "cudnn_batch_norm") > 0, cudnn) << format << " " << precision;
+      EXPECT_EQ(kernels_named(s, compute, "batch_norm_statistics") > 0, !cudnn) << format << " " << precision;
+    }
 }
 
 }  // namespace

@@ -55,6 +55,8 @@ constexpr double kUnalignedConvForwardEfficiency = 0.040, kUnalignedConvWgradEff
 // ResNet-50's convolutions, split-K) and each preceded by an init kernel (43): 4812.2 us where the
 // forward ran the same convolutions in 3943.3 us (dgrad 4081.2): 0.82 of the forward's rate.
 constexpr double kConvWgradRate = 0.82;
+// cuDNN's BatchNorm takes maps of fewer elements (32-bit indexing; Normalization.cpp).
+constexpr double kCudnnBatchNormMaxElements = 2147483647;
 bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolution && l.in_channels % 8 != 0; }
 
 // With NCHW feature maps and tensor cores (HTA's trace of ResNet-50 on an A100, fp32 run as TF32,
@@ -139,6 +141,8 @@ LayerGraphRun layer_graph_run(const Scenario& s) {
                  resolved_mixed_precision(s.training, s.parallelism.zero_stage) == MixedPrecision::autocast;
   run.framework = s.training.framework;
   run.channels_last = resolved_memory_format(s.training) == MemoryFormat::channels_last;
+  const Precision p = s.training.precision;
+  run.cudnn_batch_norm = p == Precision::fp32 || (p == Precision::fp16 && run.autocast);
   run.device = find_device(s.cluster.gpu);
   run.attention = run.device ? resolve_attention_kernel(s.training.attention, *run.device) : AttentionKernel::unfused;
   return run;
@@ -175,17 +179,19 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       break;
     }
     case LayerKind::normalization:
-      if (l.batch_statistics && !run.channels_last) {
-        // NCHW: cuDNN's BatchNorm, one kernel that reads the map twice (statistics, then the
-        // transform) and writes it, the running statistics updated inside (bn_fw_tr_1C11 in the
-        // A100 trace: 3.64 ms for ResNet-50's 53 at batch 32, where these bytes at the
+      if (l.batch_statistics && run.cudnn_batch_norm && in < kCudnnBatchNormMaxElements) {
+        // cuDNN's BatchNorm, one kernel that reads the map twice (statistics, then the transform)
+        // and writes it, the running statistics updated inside (bn_fw_tr_1C11 in HTA's A100 trace,
+        // NCHW fp32: 3.64 ms for ResNet-50's 53 at batch 32, where these bytes at the
         // normalization share take 3.76 with the kernels' start-up), then num_batches_tracked += 1.
+        // Its backward runs as the native kernels below are priced (6.9 ms there, cuDNN's 6.85).
         ops.push_back(memory_op("cudnn_batch_norm", MemoryAccess::normalization, (2 * in + out) * e));
         ops.push_back(streaming("num_batches_tracked", 16));
       } else if (l.batch_statistics) {
-        // The traced ResNet-50's BatchNorm2d in training: a zeroed per-channel buffer, the
-        // statistics, the transform, the running statistics' update, and num_batches_tracked += 1
-        // (five kernels; the backward three).
+        // PyTorch's own kernels, as the traced bf16 ResNet-50's BatchNorm2d ran them (channels
+        // last; NCHW maps taken alike): a zeroed per-channel buffer, the statistics, the
+        // transform, the running statistics' update, and num_batches_tracked += 1 (five kernels;
+        // the backward three).
         ops.push_back(memory_op("batch_norm_zero", MemoryAccess::fill, l.parameters * 4));
         ops.push_back(memory_op("batch_norm_statistics", MemoryAccess::batch_norm_statistics, in * e));
         ops.push_back(memory_op("batch_norm_transform", MemoryAccess::batch_norm_transform, (in + out) * e));

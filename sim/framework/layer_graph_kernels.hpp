@@ -2,9 +2,9 @@
 // The kernels eager PyTorch runs for the layers of a layer graph (CNNs, BERT, ViT, a user's own
 // model; layer_graph.hpp), read off the H100 trace of torchvision's ResNet-50 (channels_last,
 // bf16 autocast, cudnn.benchmark; tests/data/h100-2026-11-26/traces) and, for the transformer
-// encoders' layers, the GPT trace (eager_kernels.cpp); with NCHW feature maps, the layout's
-// transposes and BatchNorm off HTA's A100 trace of ResNet-50 (tests/data/traces/hta, fp32).
-// docs/frameworks.md lists them.
+// encoders' layers, the GPT trace (eager_kernels.cpp); cuDNN's BatchNorm (fp32, fp16) and, with
+// NCHW feature maps, the layout's copies off HTA's A100 trace of ResNet-50 (tests/data/traces/hta,
+// fp32). docs/frameworks.md lists them.
 #include <vector>
 
 #include "compute_model.hpp"
@@ -20,6 +20,9 @@ struct LayerGraphRun {
   bool autocast = true;          // fp32 weights under torch.autocast (scenario.hpp, MixedPrecision)
   Framework framework = Framework::pytorch;
   bool channels_last = true;     // the feature maps NHWC; false: NCHW (scenario.hpp, MemoryFormat)
+  // PyTorch runs BatchNorm through cuDNN unless its input or weights are bf16 (or fp16 weights):
+  // fp32, and fp16 under autocast (_select_batch_norm_backend, aten/src/ATen/native/Normalization.cpp).
+  bool cudnn_batch_norm = false;
   AttentionKernel attention = AttentionKernel::flash2;  // resolved for the device
   const DeviceSpec* device = nullptr;
 };

@@ -64,10 +64,10 @@ inline constexpr MixedPrecision kMixedPrecisions[] = {MixedPrecision::automatic,
                                                       MixedPrecision::master_weights};
 
 // How a layer graph's feature maps lie in memory, which decides the kernels around its
-// convolutions and BatchNorms (docs/frameworks.md). channels_last: NHWC, the layout cuDNN's
-// tensor-core convolutions take (model.to(memory_format=torch.channels_last), NVIDIA's recipes).
-// contiguous: NCHW, PyTorch's own default: cuDNN transposes the maps around most convolutions and
-// runs its own BatchNorm. automatic: contiguous for eager PyTorch, channels_last under
+// convolutions (docs/frameworks.md). channels_last: NHWC, the layout cuDNN's tensor-core
+// convolutions take (model.to(memory_format=torch.channels_last), NVIDIA's recipes). contiguous:
+// NCHW, PyTorch's own default: cuDNN copies the maps to NHWC and back around most convolutions.
+// automatic: contiguous for eager PyTorch, channels_last under
 // torch_compile (Inductor's layout_optimization, on by default on CUDA, makes convolution models
 // channels-last).
 enum class MemoryFormat { automatic, channels_last, contiguous };
