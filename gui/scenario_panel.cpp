@@ -150,12 +150,10 @@ QWidget* ScenarioPanel::buildTraining() {
                comboField("training.mixed_precision", q(names_of(kMixedPrecisions)),
                           "autocast: fp32 weights cast at each use; master_weights: bf16 weights, fp32 master "
                           "copy; auto: master_weights for megatron and FSDP, autocast for pytorch"));
-  QComboBox* memory_format =
-      comboField("training.memory_format", q(names_of(kMemoryFormats)),
-                 "the feature maps' layout: channels_last (NHWC) or contiguous (NCHW: cuDNN copies the maps around "
-                 "most convolutions); auto: contiguous for pytorch, channels_last for torch_compile");
-  form->addRow("memory format", memory_format);
-  layerModelOnly(form, memory_format);
+  layerModelRow(form, "memory format",
+                comboField("training.memory_format", q(names_of(kMemoryFormats)),
+                           "the feature maps' layout: channels_last (NHWC) or contiguous (NCHW: cuDNN copies the maps "
+                           "around most convolutions); auto: contiguous for pytorch, channels_last for torch_compile"));
   transformerRow(form, "recompute",
                  comboField("training.recompute", q(names_of(kRecomputeModes)), "activation recomputation"));
   transformerRow(form, "recomputed layers",

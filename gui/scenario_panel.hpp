@@ -66,6 +66,7 @@ class ScenarioPanel : public QWidget {
   void transformerOnly(QFormLayout* form, QWidget* field);
   void transformerRow(QFormLayout* form, const QString& label, QWidget* field);  // added and transformer-only
   void layerModelOnly(QFormLayout* form, QWidget* field);
+  void layerModelRow(QFormLayout* form, const QString& label, QWidget* field);  // added and layer-model-only
   // `placeholder`: what an empty field means (the loader's default), shown greyed.
   QLineEdit* lineField(const QString& path, const QString& tooltip, const QString& placeholder = {});
   QComboBox* comboField(const QString& path, const QStringList& items, const QString& tooltip);

@@ -34,6 +34,11 @@ void ScenarioPanel::transformerOnly(QFormLayout* form, QWidget* field) { transfo
 
 void ScenarioPanel::layerModelOnly(QFormLayout* form, QWidget* field) { layer_model_rows_.append({form, field}); }
 
+void ScenarioPanel::layerModelRow(QFormLayout* form, const QString& label, QWidget* field) {
+  form->addRow(label, field);
+  layerModelOnly(form, field);
+}
+
 void ScenarioPanel::showFamily(bool layer_model) {
   auto show = [](const QList<QPair<QFormLayout*, QWidget*>>& rows, bool on) {
     for (const auto& [form, field] : rows) {
@@ -54,19 +59,16 @@ void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
   zoo->setToolTip("a built-in layer graph (model.zoo): torchvision's CNNs, ViT, BERT, DLRM");
   connect(zoo, &QComboBox::activated, this, &ScenarioPanel::chooseZooModel);
   fields_["model.zoo"] = zoo;
-  form->addRow("model", zoo);
-  layerModelOnly(form, zoo);
+  layerModelRow(form, "model", zoo);
   QLineEdit* sequence =
       lineField("model.sequence_length", "BERT: tokens per sequence (128 in phase 1, 512 in phase 2)");
-  form->addRow("sequence length", sequence);
-  layerModelOnly(form, sequence);
+  layerModelRow(form, "sequence length", sequence);
   model_form_ = form;
   QComboBox* optimizer =
       optionalComboField("model.optimizer", q(names_of(kLayerModelOptimizers)),
                          "default: sgd_momentum for image models, adam for sequence models, sgd for DLRM's records "
                          "(optimizer state per parameter)");
-  form->addRow("optimizer", optimizer);
-  layerModelOnly(form, optimizer);
+  layerModelRow(form, "optimizer", optimizer);
 }
 
 QWidget* ScenarioPanel::buildDataParallel() {

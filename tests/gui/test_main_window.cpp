@@ -411,6 +411,11 @@ class TestMainWindow : public QObject {
     QVERIFY(!panel->fieldWidget("parallelism.tp")->isVisibleTo(panel));
     QVERIFY(!panel->fieldWidget("model.sequence_length")->isVisibleTo(panel));  // an image model
     QCOMPARE(qobject_cast<QLineEdit*>(panel->fieldWidget("data_parallel.servers"))->text(), QString("2"));
+    // The feature maps' layout, a layer-graph row of the Training form.
+    QVERIFY(panel->fieldWidget("training.memory_format")->isVisibleTo(panel));
+    QVERIFY(panel->editField("training.memory_format", "channels_last"));
+    QCOMPARE(panel->lastCheck().scenario->training.memory_format, MemoryFormat::channels_last);
+    QVERIFY(panel->editField("training.memory_format", "auto"));
 
     // backup_workers applies to sync updates only: the loader's message, at that field.
     QVERIFY(panel->editField("data_parallel.mode", "async"));
@@ -474,6 +479,7 @@ class TestMainWindow : public QObject {
     QVERIFY(panel->fieldWidget("model.preset")->isVisibleTo(panel));
     QVERIFY(panel->fieldWidget("parallelism.tp")->isVisibleTo(panel));
     QVERIFY(!panel->fieldWidget("model.zoo")->isVisibleTo(panel));
+    QVERIFY(!panel->fieldWidget("training.memory_format")->isVisibleTo(panel));
     QVERIFY(!panel->fieldWidget("data_parallel.strategy")->isVisibleTo(panel));
     QVERIFY(!w.strategies()->compare());
   }
