@@ -167,7 +167,7 @@ std::vector<Operator> embedding_forward(const RankShape& r) {
 // LM head's bf16 one, cast up in the same kernel.
 std::vector<Operator> embedding_backward(const RankShape& r) {
   KernelList k;
-  const double table = r.vocab * r.hidden, grad = r.autocast ? 4 : e_of(r);
+  const double table = r.vocab * r.hidden, grad = r.weight_bytes();
   k.mem("embedding_dense_backward", MemoryAccess::fill, table * grad);
   if (r.tied_embeddings) k.weight_mem("tied_grad_sum", MemoryAccess::streaming, table * (e_of(r) + 2 * grad));
   return k.take();

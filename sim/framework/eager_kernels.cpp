@@ -374,7 +374,7 @@ std::vector<Operator> embedding_forward(const RankShape& r) {
 // summed over the batch. A tied table's gradient is then added to the LM head's.
 std::vector<Operator> embedding_backward(const RankShape& r) {
   Kernels k(r);
-  const double th = r.tokens() * r.hidden, grad = r.autocast ? 4 : r.elem_bytes;
+  const double th = r.tokens() * r.hidden, grad = r.weight_bytes();
   const double table = r.vocab * r.hidden;
   k.mem("embedding_grad_zero", MemoryAccess::fill, table * grad);
   k.mem("embedding_sort", MemoryAccess::streaming, r.tokens() * 16 * 10, 10);

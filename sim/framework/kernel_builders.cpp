@@ -259,7 +259,7 @@ double cross_entropy_backward_bytes(const RankShape& r) {
 
 void accumulate_weight_gradient(KernelList& k, const RankShape& r, double parameters) {
   if (r.micro_batches <= 1) return;
-  const double grad = r.autocast ? 4 : r.elem_bytes;
+  const double grad = r.weight_bytes();
   const double later_share = double(r.micro_batches - 1) / r.micro_batches;
   k.weight_mem("grad_accumulate", MemoryAccess::streaming, 3 * grad * parameters * later_share);
 }

@@ -60,6 +60,9 @@ struct RankShape {
   double expert_tokens() const { return tokens() * moe.top_k * moe.capacity_factor; }
   // Bytes per element of the residual stream: fp32 under autocast, else the working precision.
   double stream_bytes() const { return autocast ? 4 : elem_bytes; }
+  // Bytes per element of a weight as the model holds it, and of its gradient: the fp32 master
+  // under autocast, else the working precision.
+  double weight_bytes() const { return autocast ? 4 : elem_bytes; }
 };
 
 RankShape rank_shape(const Scenario& s);

@@ -183,7 +183,7 @@ MemoryBreakdown memory_of_stage(const Scenario& s, int stage) {
   const RankShape rank = rank_shape(s);
   // Under autocast the weights are the fp32 master weights (their bf16 casts are activations), and
   // the optimizer holds Adam's m and v.
-  const double weight_b = rank.autocast ? 4 : working_element_bytes(s), grad_b = gradient_element_bytes(s);
+  const double weight_b = rank.weight_bytes(), grad_b = gradient_element_bytes(s);
   const double optimizer_b = rank.autocast ? 8 : optimizer_state_bytes_per_parameter(precision);
   const int zero = par.zero_stage;
 

@@ -183,8 +183,7 @@ void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int 
                      double host_s) {
   if (s.parallelism.zero_stage < 2 || s.training.framework == Framework::megatron || s.parallelism.dp <= 1) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
-  // The parameters and their gradients: fp32 under autocast, else the working precision.
-  const double p = params.total(), w = r.autocast ? 4 : r.elem_bytes, reduce = gradient_element_bytes(s);
+  const double p = params.total(), w = r.weight_bytes(), reduce = gradient_element_bytes(s);
   std::vector<Operator> backward;
   if (s.parallelism.fsdp_version == 1) {
     if (w != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (w + reduce)));
