@@ -1,6 +1,7 @@
 // training.memory_format: which layout a layer graph's feature maps take decides the kernels
-// around its convolutions and BatchNorms (sim/framework/layer_graph_kernels.cpp), checked against
-// HTA's public trace of ResNet-50 on an A100 with NCHW maps (tests/data/traces/hta, SOURCES.md).
+// around its convolutions, and the dtype which BatchNorm runs (sim/framework/layer_graph_kernels.cpp),
+// checked against HTA's public trace of ResNet-50 on an A100 with NCHW maps (tests/data/traces/hta,
+// SOURCES.md).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -7,9 +7,9 @@
 #include "device_spec.hpp"
 #include "enum_names.hpp"
 #include "layer_model_section.hpp"
-#include "yaml_choice.hpp"
 #include "scenario_consistency.hpp"
 #include "size_limits.hpp"
+#include "yaml_choice.hpp"
 #include "yaml_field_lines.hpp"
 
 namespace dtsim {

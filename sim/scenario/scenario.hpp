@@ -67,9 +67,8 @@ inline constexpr MixedPrecision kMixedPrecisions[] = {MixedPrecision::automatic,
 // convolutions (docs/frameworks.md). channels_last: NHWC, the layout cuDNN's tensor-core
 // convolutions take (model.to(memory_format=torch.channels_last), NVIDIA's recipes). contiguous:
 // NCHW, PyTorch's own default: cuDNN copies the maps to NHWC and back around most convolutions.
-// automatic: contiguous for eager PyTorch, channels_last under
-// torch_compile (Inductor's layout_optimization, on by default on CUDA, makes convolution models
-// channels-last).
+// automatic: contiguous for eager PyTorch, channels_last under torch_compile (Inductor's
+// layout_optimization, on by default on CUDA, makes convolution models channels-last).
 enum class MemoryFormat { automatic, channels_last, contiguous };
 inline constexpr MemoryFormat kMemoryFormats[] = {MemoryFormat::automatic, MemoryFormat::channels_last,
                                                   MemoryFormat::contiguous};
