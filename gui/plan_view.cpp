@@ -147,28 +147,12 @@ QString PlanView::statusText() const { return status_->text(); }
 
 bool PlanView::choose(int row) {
   if (!result_ || row < 0 || row >= int(shown_.size())) return false;
-  const PlanRow& p = result_->rows[shown_[size_t(row)]];
-  const ParallelismConfig& l = p.parallelism;
-  const auto b = [](bool v) { return QString(v ? "true" : "false"); };
-  emit layoutChosen({{"parallelism.tp", QString::number(l.tp)},
-                     {"parallelism.cp", QString::number(l.cp)},
-                     {"parallelism.pp", QString::number(l.pp)},
-                     {"parallelism.dp", QString::number(l.dp)},
-                     {"parallelism.ep", QString::number(l.ep)},
-                     {"parallelism.virtual_stages", QString::number(l.virtual_stages)},
-                     {"parallelism.schedule", q(to_string(l.schedule))},
-                     {"parallelism.zero_stage", QString::number(l.zero_stage)},
-                     {"parallelism.sequence_parallel", b(l.sequence_parallel)},
-                     {"parallelism.overlap_grad_reduce", b(l.overlap_grad_reduce)},
-                     {"parallelism.overlap_param_gather", b(l.overlap_param_gather)},
-                     {"parallelism.grad_reduce_in_bf16", b(l.grad_reduce_in_bf16)},
-                     {"parallelism.fp8_weight_all_gather", b(l.fp8_weight_all_gather)},
-                     {"parallelism.fp8_tp_all_gather", b(l.fp8_tp_all_gather)},
-                     {"parallelism.tp_comm_overlap", b(l.tp_comm_overlap)},
-                     {"training.micro_batch", QString::number(p.training.micro_batch)},
-                     {"training.recompute", q(to_string(p.training.recompute))},
-                     {"training.recompute_layers", QString::number(p.training.recompute_layers)},
-                     {"cluster.nodes", QString::number(p.gpus / result_->base.cluster.topology.node.gpus)}});
+  // The layout as `plan --write-scenario` writes it: every parallelism field, the micro-batch, the
+  // recompute and the node count.
+  QList<QPair<QString, QString>> fields;
+  for (const FieldOverride& o : layout_overrides(result_->scenario_of(result_->rows[shown_[size_t(row)]])))
+    fields.append({q(o.path), q(o.value)});
+  emit layoutChosen(fields);
   return true;
 }
 

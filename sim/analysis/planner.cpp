@@ -168,6 +168,35 @@ Scenario PlanResult::scenario_of(const PlanRow& row) const {
   return s;
 }
 
+std::vector<FieldOverride> layout_overrides(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
+  return {{"parallelism.tp", std::to_string(p.tp)},
+          {"parallelism.cp", std::to_string(p.cp)},
+          {"parallelism.pp", std::to_string(p.pp)},
+          {"parallelism.dp", std::to_string(p.dp)},
+          {"parallelism.ep", std::to_string(p.ep)},
+          {"parallelism.schedule", to_string(p.schedule)},
+          {"parallelism.virtual_stages", std::to_string(p.virtual_stages)},
+          {"parallelism.first_stage_layers", std::to_string(p.first_stage_layers)},
+          {"parallelism.last_stage_layers", std::to_string(p.last_stage_layers)},
+          {"parallelism.sequence_parallel", flag(p.sequence_parallel)},
+          {"parallelism.tp_comm_overlap", flag(p.tp_comm_overlap)},
+          {"parallelism.zero_stage", std::to_string(p.zero_stage)},
+          {"parallelism.overlap_grad_reduce", flag(p.overlap_grad_reduce)},
+          {"parallelism.overlap_param_gather", flag(p.overlap_param_gather)},
+          {"parallelism.grad_reduce_in_bf16", flag(p.grad_reduce_in_bf16)},
+          {"parallelism.fp8_weight_all_gather", flag(p.fp8_weight_all_gather)},
+          {"parallelism.fp8_tp_all_gather", flag(p.fp8_tp_all_gather)},
+          {"parallelism.fsdp_prefetch", flag(p.fsdp_prefetch)},
+          {"parallelism.fsdp_version", std::to_string(p.fsdp_version)},
+          {"parallelism.bucket_mb", fmt::format("{}", p.bucket_mb)},
+          {"training.micro_batch", std::to_string(s.training.micro_batch)},
+          {"training.recompute", to_string(s.training.recompute)},
+          {"training.recompute_layers", std::to_string(s.training.recompute_layers)},
+          {"cluster.nodes", std::to_string(s.cluster.nodes)}};
+}
+
 std::string layout_label(const ParallelismConfig& p, const TrainingConfig& t) {
   return fmt::format("tp{} cp{} pp{} v{} dp{} ep{} mb{} {} {} zero{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp,
                      p.ep, t.micro_batch, to_string(p.schedule), to_string(t.recompute), p.zero_stage);

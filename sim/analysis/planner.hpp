@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "scenario.hpp"
+#include "scenario_loader.hpp"
 #include "slurm_batch.hpp"
 
 namespace dtsim {
@@ -97,6 +98,11 @@ struct PlanResult {
   // The full scenario of a row (what `dtsim run` would simulate).
   Scenario scenario_of(const PlanRow& row) const;
 };
+
+// The overrides that give a scenario loaded from its file `s`'s layout: every parallelism field,
+// the micro-batch, the recompute and the node count (a replanned sweep point, rebuilt by a Slurm
+// task; a plan row chosen in the GUI, scenario_of(row)).
+std::vector<FieldOverride> layout_overrides(const Scenario& s);
 
 // Throws InputError naming the request's field (as the CLI flag: --gpu, --gpus, --topology,
 // --global-batch, --precision, --finalists) when the request itself is unusable.

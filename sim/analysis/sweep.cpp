@@ -172,37 +172,6 @@ void replan(Scenario& s, int gpus) {
   s.cluster.nodes = gpus / s.cluster.topology.node.gpus;
 }
 
-// The overrides that give a scenario loaded from its file `s`'s layout: every parallelism field,
-// the micro-batch, the recompute and the node count (a replanned point, rebuilt by a Slurm task).
-std::vector<FieldOverride> layout_overrides(const Scenario& s) {
-  const ParallelismConfig& p = s.parallelism;
-  const auto flag = [](bool b) { return std::string(b ? "true" : "false"); };
-  return {{"parallelism.tp", std::to_string(p.tp)},
-          {"parallelism.cp", std::to_string(p.cp)},
-          {"parallelism.pp", std::to_string(p.pp)},
-          {"parallelism.dp", std::to_string(p.dp)},
-          {"parallelism.ep", std::to_string(p.ep)},
-          {"parallelism.schedule", to_string(p.schedule)},
-          {"parallelism.virtual_stages", std::to_string(p.virtual_stages)},
-          {"parallelism.first_stage_layers", std::to_string(p.first_stage_layers)},
-          {"parallelism.last_stage_layers", std::to_string(p.last_stage_layers)},
-          {"parallelism.sequence_parallel", flag(p.sequence_parallel)},
-          {"parallelism.tp_comm_overlap", flag(p.tp_comm_overlap)},
-          {"parallelism.zero_stage", std::to_string(p.zero_stage)},
-          {"parallelism.overlap_grad_reduce", flag(p.overlap_grad_reduce)},
-          {"parallelism.overlap_param_gather", flag(p.overlap_param_gather)},
-          {"parallelism.grad_reduce_in_bf16", flag(p.grad_reduce_in_bf16)},
-          {"parallelism.fp8_weight_all_gather", flag(p.fp8_weight_all_gather)},
-          {"parallelism.fp8_tp_all_gather", flag(p.fp8_tp_all_gather)},
-          {"parallelism.fsdp_prefetch", flag(p.fsdp_prefetch)},
-          {"parallelism.fsdp_version", std::to_string(p.fsdp_version)},
-          {"parallelism.bucket_mb", fmt::format("{}", p.bucket_mb)},
-          {"training.micro_batch", std::to_string(s.training.micro_batch)},
-          {"training.recompute", to_string(s.training.recompute)},
-          {"training.recompute_layers", std::to_string(s.training.recompute_layers)},
-          {"cluster.nodes", std::to_string(s.cluster.nodes)}};
-}
-
 // Point i of the sweep: its overrides applied to the scenario file, checked, its memory; set
 // `resolved` when it fits and is to be simulated, or the point says why not.
 SweepPoint prepare_point(const SweepRequest& request, const SweepResult& result, const std::optional<Scenario>& base,

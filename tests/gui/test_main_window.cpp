@@ -211,6 +211,12 @@ class TestMainWindow : public QObject {
     QCOMPARE(s.parallelism.schedule, second.parallelism.schedule);
     QCOMPARE(s.training.micro_batch, second.training.micro_batch);
     QCOMPARE(s.training.recompute, second.training.recompute);
+    // Every field of the layout, as `plan --write-scenario` writes it (layout_overrides).
+    const Scenario row = r.scenario_of(second);
+    QCOMPARE(s.parallelism.zero_stage, row.parallelism.zero_stage);
+    QCOMPARE(s.parallelism.virtual_stages, row.parallelism.virtual_stages);
+    QCOMPARE(s.parallelism.bucket_mb, row.parallelism.bucket_mb);
+    QCOMPARE(s.cluster.nodes, row.cluster.nodes);
   }
 
   // Issue 47: the Goodput tab estimates the whole training run as `dtsim goodput` does (the same
