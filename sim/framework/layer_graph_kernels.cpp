@@ -326,23 +326,23 @@ std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGrap
 }
 
 std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const std::vector<double>& tensors) {
-  const auto passes = [&tensors](int depth) { return multi_tensor_launches(tensors, depth); };
+  MultiTensorPasses passes(tensors);
   std::vector<Operator> ops;
   if (o == LayerModelOptimizer::adam) {
-    add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes(1), 4);
-    add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes(1), 8);
-    add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes(4), 28);
+    add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes.of_depth(1), 4);
+    add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
+    add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes.of_depth(4), 28);
     return ops;
   }
   // SGD: weight decay into new gradients (_foreach_add: gradients, parameters and the result;
   // 12 B); with momentum the buffers scaled (mul_: 8 B) and the gradients added (add_: 12 B);
   // then the parameters less the learning rate times those (add_: 12 B).
-  add_multi_tensor_pass(ops, "sgd_weight_decay", MemoryAccess::multi_tensor, passes(3), 12);
+  add_multi_tensor_pass(ops, "sgd_weight_decay", MemoryAccess::multi_tensor, passes.of_depth(3), 12);
   if (o == LayerModelOptimizer::sgd_momentum) {
-    add_multi_tensor_pass(ops, "sgd_momentum_scale", MemoryAccess::multi_tensor, passes(1), 8);
-    add_multi_tensor_pass(ops, "sgd_momentum_add", MemoryAccess::multi_tensor, passes(2), 12);
+    add_multi_tensor_pass(ops, "sgd_momentum_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
+    add_multi_tensor_pass(ops, "sgd_momentum_add", MemoryAccess::multi_tensor, passes.of_depth(2), 12);
   }
-  add_multi_tensor_pass(ops, "sgd_update", MemoryAccess::multi_tensor, passes(2), 12);
+  add_multi_tensor_pass(ops, "sgd_update", MemoryAccess::multi_tensor, passes.of_depth(2), 12);
   return ops;
 }
 

@@ -43,6 +43,13 @@ std::vector<MultiTensorLaunch> multi_tensor_launches(const std::vector<double>& 
   return launches;
 }
 
+const std::vector<MultiTensorLaunch>& MultiTensorPasses::of_depth(int depth) {
+  depth = std::clamp(depth, 1, 5);
+  std::optional<std::vector<MultiTensorLaunch>>& launches = by_depth_[size_t(depth - 1)];
+  if (!launches) launches = multi_tensor_launches(tensors_, depth);
+  return *launches;
+}
+
 void add_multi_tensor_pass(std::vector<Operator>& ops, const char* name, MemoryAccess access,
                            const std::vector<MultiTensorLaunch>& launches, double bytes_per_element) {
   for (size_t i = 0; i < launches.size();) {

@@ -8,6 +8,8 @@
 // steps' launches follow it exactly: ResNet-50's foreach SGD (161 tensors) 13 launches with grids
 // 180, 320, 8 / 71, 155, 282 (twice) / 51, 90, 204, 163; Llama's 146 and GPT's 292 tensors 60 and
 // 64 launches per pass (tests/data/h100-2026-11-26/traces).
+#include <array>
+#include <optional>
 #include <vector>
 
 #include "compute_model.hpp"
@@ -25,6 +27,18 @@ struct MultiTensorLaunch {
 
 // The launches of one pass of `depth` lists (1..5) over tensors of these sizes, in order.
 std::vector<MultiTensorLaunch> multi_tensor_launches(const std::vector<double>& tensor_elements, int depth);
+
+// The launches of an optimizer step's passes over one list of tensors: every pass of a depth cuts
+// the same ones, so each depth is cut once. Holds a reference to the list.
+class MultiTensorPasses {
+ public:
+  explicit MultiTensorPasses(const std::vector<double>& tensor_elements) : tensors_(tensor_elements) {}
+  const std::vector<MultiTensorLaunch>& of_depth(int depth);
+
+ private:
+  const std::vector<double>& tensors_;
+  std::array<std::optional<std::vector<MultiTensorLaunch>>, 5> by_depth_;
+};
 
 // The launches as optimizer operators (equal launches in a row as one of that many kernels), each
 // moving `bytes_per_element` (read + written, all lists) of its elements, its largest chunk's share

@@ -1,7 +1,6 @@
 #include "transformer_ops.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "framework_kernels.hpp"
@@ -103,18 +102,13 @@ double loss_backward_bytes(const RankShape& r) {
 std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<double>& tensors) {
   double p = 0;
   for (const double n : tensors) p += n;
-  std::array<std::vector<MultiTensorLaunch>, 5> by_depth;  // every pass of a depth cuts the same launches
-  const auto passes = [&](int depth) -> const std::vector<MultiTensorLaunch>& {
-    std::vector<MultiTensorLaunch>& launches = by_depth[size_t(depth - 1)];
-    if (launches.empty()) launches = multi_tensor_launches(tensors, depth);
-    return launches;
-  };
+  MultiTensorPasses passes(tensors);
   std::vector<Operator> ops;
   // clip_grad_norm_(foreach=True): the gradients' norms (read 4 B), a few scalar kernels, then
   // each gradient scaled in place (read and write 4 B). Megatron's clip_grad_norm_fp32 does the same.
-  add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes(1), 4);
+  add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes.of_depth(1), 4);
   ops.push_back(optimizer_op("grad_norm_total", MemoryAccess::multi_tensor, 0, 6));
-  add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes(1), 8);
+  add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
   // Adam(W) over fp32 gradient, master weight, m and v (4 B each access):
   // fused: read grad, weight, m, v, write weight, m, v: 28 B in one pass over the four lists.
   // foreach (torch.optim.AdamW's multi-tensor path), eight passes: weight decay mul_ 8, m lerp_
@@ -124,13 +118,13 @@ std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<do
   //   9 kernels per parameter tensor, about one tensor per 20M parameters in the models here.
   switch (s.training.optimizer) {
     case OptimizerKernels::fused:
-      add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes(4), 28);
+      add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes.of_depth(4), 28);
       break;
     case OptimizerKernels::foreach: {
       constexpr struct { int depth; double bytes; } kForeachAdamPasses[] = {{1, 8}, {2, 12}, {1, 8}, {3, 16},
                                                                             {2, 8}, {1, 8}, {1, 8}, {3, 16}};
       for (const auto& pass : kForeachAdamPasses)
-        add_multi_tensor_pass(ops, "adam", MemoryAccess::multi_tensor, passes(pass.depth), pass.bytes);
+        add_multi_tensor_pass(ops, "adam", MemoryAccess::multi_tensor, passes.of_depth(pass.depth), pass.bytes);
       break;
     }
     case OptimizerKernels::per_tensor: {
@@ -144,7 +138,7 @@ std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<do
   // 4, write 2 B: two lists) and zeroes its fp32 gradient buffer for the next iteration.
   if (s.training.framework == Framework::megatron && s.training.precision != Precision::fp32) {
     const double working = element_bytes(working_precision(s.training.precision));
-    add_multi_tensor_pass(ops, "master_to_working_copy", MemoryAccess::multi_tensor, passes(2), 4 + working);
+    add_multi_tensor_pass(ops, "master_to_working_copy", MemoryAccess::multi_tensor, passes.of_depth(2), 4 + working);
     ops.push_back(optimizer_op("zero_grad_buffer", MemoryAccess::fill, 4 * p, 1));
   }
   return ops;
