@@ -20,21 +20,28 @@ Operator weight_work(Operator op) {
   return op;
 }
 
+// A convolution's implicit-GEMM widths from its counts: k = input channels x kernel area
+// (multiply-accumulates per output element), n = output channels (weights / k); 0 without MACs.
+struct ConvWidths {
+  double k = 0, n = 0;
+};
+ConvWidths conv_widths(const Layer& l) {
+  const double k = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
+  return {k, k > 0 ? std::max(1.0, std::round(l.parameters / k)) : 0};
+}
+
 // A product layer as the GEMM it runs: a linear layer [samples x in] x [in x out] over each
 // sample's positions; a convolution as cuDNN's implicit GEMM, m = samples x output positions,
-// n = output channels, k = input channels x kernel area (from its multiply-accumulates,
-// parameters and outputs: k = MACs / outputs, n = weights / k).
+// n = output channels, k = input channels x kernel area (conv_widths).
 Operator product(const Layer& l, const LayerGraphRun& run) {
-  const double k_dim = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
   double n = 0, m = 0, k = 0;
   if (l.kind == LayerKind::linear && l.input_elements > 0 && l.output_elements > 0) {
     // Per sample: positions x in -> positions x out; positions = MACs / (in x out).
     const double in_out = l.forward_macs > 0 ? l.forward_macs : l.input_elements * l.output_elements;
     const double positions = std::max(1.0, std::round(l.input_elements * l.output_elements / in_out));
     k = l.input_elements / positions, n = l.output_elements / positions, m = run.samples * positions;
-  } else if (k_dim > 0) {
-    k = k_dim;
-    n = std::max(1.0, std::round(l.parameters / k_dim));
+  } else if (const ConvWidths w = conv_widths(l); w.k > 0) {
+    k = w.k, n = w.n;
     m = run.samples * l.output_elements / n;
   }
   Operator op = cublas_gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
@@ -70,13 +77,11 @@ bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolutio
 // copies in all.) Without tensor cores (before Volta, or fp32 before Ampere's TF32) NCHW is
 // cuDNN's own layout: nothing to copy.
 bool gemm_over_nchw(const Layer& l) {
-  const double k_dim = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
-  const double out_channels = k_dim > 0 ? std::round(l.parameters / k_dim) : 0;
-  return k_dim == l.in_channels && out_channels > 0 &&
-         l.input_elements / l.in_channels == l.output_elements / out_channels;  // 1x1, stride 1
+  const ConvWidths w = conv_widths(l);
+  return w.k == l.in_channels && l.input_elements / l.in_channels == l.output_elements / w.n;  // 1x1, stride 1
 }
 bool tensor_core_convolutions(const LayerGraphRun& run) {
-  return run.device && (run.device->sm_arch >= 80 || (run.device->sm_arch >= 70 && run.elem_bytes < 4));
+  return run.device && (run.device->has_tf32() || (run.device->sm_arch >= 70 && run.elem_bytes < 4));
 }
 bool layout_transposed(const Layer& l, const LayerGraphRun& run) {
   return !run.channels_last && tensor_core_convolutions(run) && l.kind == LayerKind::convolution &&
