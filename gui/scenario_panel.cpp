@@ -162,7 +162,8 @@ QWidget* ScenarioPanel::buildTraining() {
                            "activations (0: all)"));
   transformerRow(form, "attention",
                  comboField("training.attention", q(names_of(kAttentionKernels)),
-                            "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 before)"));
+                            "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 on Ampere, "
+                            "unfused before)"));
   transformerRow(form, "",
                  checkField("training.attention_varlen",
                             "varlen attention (flash1 or flash2 through flash-attn's varlen API: q, k, v unpadded, "

@@ -565,11 +565,15 @@ TEST(Fp8Gemms, TheLmHeadStaysBf16) {
   EXPECT_NEAR(fp8.time_s(up), gemm_time_s(up.flops, up.bytes, 1978.9e12, 0.80 * 0.834, 3350e9), 1e-12);
 }
 
-TEST(FusedAttention, AutomaticIsCudnnOnHopperAndFlashAttention2OnAmpere) {
+// FlashAttention-2 runs on Ampere or later (its README's requirements): a V100 computes attention
+// unfused.
+TEST(FusedAttention, AutomaticIsCudnnOnHopperFlashAttention2OnAmpereAndUnfusedBefore) {
   EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("h100-sxm")), AttentionKernel::cudnn);
   EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("b200")), AttentionKernel::cudnn);
   EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("a100-80gb-sxm")),
             AttentionKernel::flash2);
+  EXPECT_EQ(resolve_attention_kernel(AttentionKernel::automatic, *find_device("v100-sxm2-16gb")),
+            AttentionKernel::unfused);
   EXPECT_EQ(resolve_attention_kernel(AttentionKernel::unfused, *find_device("h100-sxm")), AttentionKernel::unfused);
 }
 

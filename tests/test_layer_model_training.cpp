@@ -210,12 +210,13 @@ TEST(LayerModelTraining, AReferenceOnMoreGpusThanANodeOrWithServersIsAnError) {
 
 TEST(LayerModelFile, ReadsEachLayerAndKeepsNoActivationForAnInPlaceOne) {
   // docs/data-parallel.md's example model, its ReLU marked in place: saved activations are fc1's 1024 outputs and
-  // fc2's 10 per sample; parameters 8e5 + 1e4.
+  // fc2's 10 per sample (bf16: 2 B each), and fc1's dropout its 1-byte mask; parameters 8e5 + 1e4.
   const test::ScratchDir dir;
   const auto file = dir.write("my-mlp.yaml", R"(name: my-mlp
 sample_unit: image
 layers:
-  - {name: fc1, kind: linear, forward_macs: 8.0e5, parameters: 8.0e5, input_elements: 784, output_elements: 1024}
+  - {name: fc1, kind: linear, forward_macs: 8.0e5, parameters: 8.0e5, input_elements: 784, output_elements: 1024,
+     dropout: 0.5}
   - {name: relu1, kind: activation, forward_other_flops: 1024, input_elements: 1024, output_elements: 1024,
      in_place: true}
   - {name: fc2, kind: linear, forward_macs: 1.0e4, parameters: 1.0e4, input_elements: 1024, output_elements: 10}
@@ -224,7 +225,11 @@ layers:
   ASSERT_EQ(g.layers.size(), 3u);
   EXPECT_EQ(g.layers[1].kind, LayerKind::activation);
   EXPECT_TRUE(g.layers[1].in_place);
-  EXPECT_DOUBLE_EQ(g.activation_elements(), 1024 + 10);
+  EXPECT_DOUBLE_EQ(g.layers[0].dropout, 0.5);
+  LayerGraphRun run;  // one sample, bf16
+  double kept = 0;
+  for (const Layer& l : g.layers) kept += layer_kept_bytes(l, run);
+  EXPECT_DOUBLE_EQ(kept, 2 * (1024 + 10) + 1024);
   EXPECT_DOUBLE_EQ(g.parameters(), 8e5 + 1e4);
   EXPECT_DOUBLE_EQ(g.forward_macs(), 8e5 + 1e4);
 }

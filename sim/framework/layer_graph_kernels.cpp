@@ -123,17 +123,54 @@ RankShape attention_shape(const Layer& l, const LayerGraphRun& run) {
 
 bool unfused_attention(const LayerGraphRun& run) { return run.attention == AttentionKernel::unfused; }
 
-// The unfused chain (QK^T, scale, softmax, dropout left out, PV) for a layer without a fused kernel.
+// The score matrix's elements of an attention layer for one micro-batch.
+double score_elements(const RankShape& r) { return r.batch * r.heads * r.seq * r.kv_seq; }
+
+// The unfused chain (QK^T, scale, softmax, dropout where the layer has it, PV) for a layer without
+// a fused kernel; the softmax's output in fp32 under autocast, the dropout's as the transformers'
+// (eager_kernels.cpp).
 std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraphRun& run, bool backward) {
   const RankShape r = attention_shape(l, run);
-  const double scores = r.batch * r.heads * r.seq * r.kv_seq, e = run.elem_bytes, p = run.autocast ? 4 : e;
+  const double scores = score_elements(r), e = run.elem_bytes, p = run.autocast ? 4 : e;
   Operator bmm{"attention_gemm", OperatorKind::attention_gemm, l.forward_macs * run.samples,
                (2 * r.batch * r.seq * r.hidden + scores) * e, head_dim_tile_utilization(r.head_dim)};
   bmm.kernels = 2 * kCublasGemmActivities;
-  if (!backward) return {bmm, memory_op("attention_softmax", MemoryAccess::softmax, scores * (2 * e + p))};
+  const double dropout_bytes = scores * (2 * p + 1);
+  const Operator dropout = streaming(backward ? "attention_dropout_backward" : "attention_dropout", dropout_bytes);
+  std::vector<Operator> ops;
+  if (!backward) {
+    ops = {bmm, memory_op("attention_softmax", MemoryAccess::softmax, scores * (2 * e + p))};
+    if (l.dropout > 0) ops.push_back(dropout);
+    return ops;
+  }
   Operator grads = bmm;
   grads.flops *= 2;
-  return {grads, memory_op("attention_softmax_backward", MemoryAccess::softmax, 3 * scores * p)};
+  ops = {grads};
+  if (l.dropout > 0) ops.push_back(dropout);
+  ops.push_back(memory_op("attention_softmax_backward", MemoryAccess::softmax, 3 * scores * p));
+  return ops;
+}
+
+// The bytes of one element of a layer's output: the working precision's, but fp32 under autocast
+// where the layer computes in fp32 (LayerNorm, the embeddings' lookups) or promotes (a
+// transformer's residual sum of its fp32 stream and a bf16 branch).
+double output_element_bytes(const Layer& l, const LayerGraphRun& run) {
+  if (!run.autocast) return run.elem_bytes;
+  const bool fp32 = (l.kind == LayerKind::normalization && !l.batch_statistics) || l.kind == LayerKind::embedding ||
+                    (l.kind == LayerKind::elementwise && !l.in_place);
+  return fp32 ? 4 : run.elem_bytes;
+}
+
+// Dropout on a layer's output (not an attention layer's: its probabilities' dropout is part of
+// the attention kernels), as eager PyTorch runs it: native_dropout reads the output and writes
+// the result and a 1-byte mask; its backward reads the gradient and the mask and writes the
+// result (the transformers' `dropout` kernels, eager_kernels.cpp). Under torch.compile Inductor
+// draws the mask inside the neighbouring fused kernels: no kernel of its own.
+bool output_dropout(const Layer& l, const LayerGraphRun& run) {
+  return l.dropout > 0 && l.kind != LayerKind::attention && run.framework != Framework::torch_compile;
+}
+Operator dropout_kernel(const char* name, const Layer& l, const LayerGraphRun& run) {
+  return streaming(name, l.output_elements * run.samples * (2 * output_element_bytes(l, run) + 1));
 }
 
 }  // namespace
@@ -225,6 +262,7 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       else if (l.parameters > 0) ops.push_back(streaming("parameter_add", 3 * l.parameters * n * stream));
       break;
   }
+  if (output_dropout(l, run)) ops.push_back(dropout_kernel("dropout", l, run));
   return ops;
 }
 
@@ -235,6 +273,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
   const bool first = previous == nullptr;
   const bool compiled = run.framework == Framework::torch_compile;
   std::vector<Operator> ops;
+  if (output_dropout(l, run)) ops.push_back(dropout_kernel("dropout_backward", l, run));
   switch (l.kind) {
     case LayerKind::convolution:
     case LayerKind::linear: {
@@ -308,6 +347,27 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       break;
   }
   return ops;
+}
+
+double layer_kept_bytes(const Layer& l, const LayerGraphRun& run) {
+  const double n = run.samples, e = run.elem_bytes;
+  double kept = l.in_place ? 0 : l.output_elements * n * e;
+  if (l.kind == LayerKind::attention) {
+    const RankShape r = attention_shape(l, run);
+    const double context = r.batch * r.seq * r.hidden * e, scores = score_elements(r), p = run.autocast ? 4 : e;
+    if (!unfused_attention(run)) {
+      kept = context + r.batch * r.heads * r.seq * 4;  // the output and its fp32 log-sum-exp per query and head
+    } else {
+      // The softmax's output; the dropout's mask, and its output where PV reads it uncast; under
+      // autocast the probabilities' bf16 copy PV reads (eager_kernels.cpp keeps the same).
+      kept = context + scores * p;
+      if (l.dropout > 0) kept += scores * (1 + (run.autocast ? 0 : p));
+      if (run.autocast) kept += scores * e;
+    }
+  } else if (l.dropout > 0) {
+    kept += l.output_elements * n;  // the 1-byte mask (under torch.compile too, as the transformers keep it)
+  }
+  return kept;
 }
 
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run) {

@@ -35,6 +35,11 @@ LayerGraphRun layer_graph_run(const Scenario& s);
 std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run);
 std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previous, const LayerGraphRun& run);
 
+// What a micro-batch's pass through the layer keeps for the backward pass, bytes: its output at
+// the working precision (nothing for an in-place layer), a dropout's 1-byte mask; a fused
+// attention kernel its output and log-sum-exp, not the score matrix the unfused chain keeps.
+double layer_kept_bytes(const Layer& l, const LayerGraphRun& run);
+
 // The loss over the last layer's outputs (cross-entropy in fp32), forward and backward.
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run);

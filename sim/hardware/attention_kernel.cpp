@@ -124,7 +124,8 @@ const char* to_string(AttentionKernel k) {
 
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device) {
   if (k != AttentionKernel::automatic) return k;
-  return device.sm_arch >= 90 ? AttentionKernel::cudnn : AttentionKernel::flash2;
+  if (device.sm_arch >= 90) return AttentionKernel::cudnn;
+  return device.sm_arch >= 80 ? AttentionKernel::flash2 : AttentionKernel::unfused;
 }
 
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,

@@ -24,8 +24,10 @@ enum class AttentionPass { forward, backward };
 const char* to_string(AttentionKernel k);
 
 // What Megatron-Core with Transformer Engine runs by default on the device: cuDNN fused attention
-// where it exists (sm90 and later), else FlashAttention-2. PyTorch's SDPA (TorchTitan,
-// llm-foundry) runs FlashAttention-2 on Hopper too: flash2 states that. Other than automatic, `k` is kept.
+// where it exists (sm90 and later), else FlashAttention-2 (Ampere, sm80), else unfused: FlashAttention
+// needs Ampere or later (its README; PyTorch's flash backend likewise), and the stacks of the V100
+// era computed attention as batched GEMMs and a softmax. PyTorch's SDPA (TorchTitan, llm-foundry)
+// runs FlashAttention-2 on Hopper too: flash2 states that. Other than automatic, `k` is kept.
 AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& device);
 
 // Fraction of device.bf16_flops a fused kernel (flash1, flash2, cudnn) reaches on one pass at sequence

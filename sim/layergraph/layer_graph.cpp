@@ -81,11 +81,4 @@ double LayerGraph::backward_flops() const {
   return sum;
 }
 
-double LayerGraph::activation_elements() const {
-  double sum = 0;
-  for (const Layer& l : layers)
-    if (!l.in_place) sum += l.output_elements;
-  return sum;
-}
-
 }  // namespace dtsim

@@ -35,6 +35,9 @@ struct Layer {
   double output_elements = 0;  // activation elements the layer writes per sample
   double input_elements = 0;   // activation elements the layer reads per sample
   bool in_place = false;  // writes over its input (ReLU(inplace=True), `out += identity`): keeps nothing new
+  // Training-time dropout on the layer's output, as a probability (0: none); on an attention
+  // layer, on its probabilities (Hugging Face's attention_probs_dropout_prob).
+  double dropout = 0;
   // An embedding table split table-wise across the data-parallel GPUs (DLRM's model-parallel
   // embeddings): each GPU looks up its tables for every sample, an all-to-all hands each GPU its
   // own samples' vectors (and the backward pass their gradients back), and the rows are updated
@@ -64,7 +67,6 @@ struct LayerGraph {
   // The backward pass computes the input gradient and the weight gradient of each layer with
   // weights (twice the forward products) and differentiates the rest once.
   double backward_flops() const;
-  double activation_elements() const;  // kept for the backward pass, per sample (in-place layers add none)
 };
 
 double layer_backward_flops(const Layer& layer);

@@ -155,4 +155,8 @@ void TokenLayers::parameters(const std::string& name, double count) {
   graph_.layers.push_back(l);
 }
 
+void TokenLayers::dropout(double p) {
+  if (!graph_.layers.empty()) graph_.layers.back().dropout = p;
+}
+
 }  // namespace dtsim

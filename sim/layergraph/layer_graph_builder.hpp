@@ -68,6 +68,8 @@ class TokenLayers {
   void add(const std::string& name);
   // A parameter tensor used without a product (ViT's class token and position embedding).
   void parameters(const std::string& name, double count);
+  // Dropout with probability `p` on the output of the layer added last (Layer::dropout).
+  void dropout(double p);
 
   int tokens() const { return tokens_; }
   int hidden() const { return hidden_; }

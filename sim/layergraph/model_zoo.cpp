@@ -201,23 +201,29 @@ LayerGraph inception_v3(const ZooOptions& o) {
   return g;
 }
 
-// One pre-norm (ViT) or post-norm (BERT) transformer encoder layer with a GELU MLP of 4x width.
-void encoder_layer(TokenLayers& t, const std::string& n, int heads, bool pre_norm) {
+// One pre-norm (ViT) or post-norm (BERT) transformer encoder layer with a GELU MLP of 4x width,
+// with dropout `p` on the attention's probabilities and on both branches before their residual
+// sums (0: none).
+void encoder_layer(TokenLayers& t, const std::string& n, int heads, bool pre_norm, double p = 0) {
   const int d = t.hidden();
   if (pre_norm) t.layer_norm(n + ".ln_1");
   t.linear(n + ".attention.qkv", d, 3 * d);
   t.attention(n + ".attention.core", heads);
+  t.dropout(p);
   t.linear(n + ".attention.out", d, d);
+  t.dropout(p);
   t.add(n + ".attention.residual");
   t.layer_norm(n + (pre_norm ? ".ln_2" : ".attention.ln"));
   t.linear(n + ".mlp.fc1", d, 4 * d);
   t.activation(n + ".mlp.gelu", 4 * d);
   t.linear(n + ".mlp.fc2", 4 * d, d);
+  t.dropout(p);
   t.add(n + ".mlp.residual");
   if (!pre_norm) t.layer_norm(n + ".output.ln");
 }
 
-// ViT with 16x16 patches on 224x224 images: 196 patches and a class token.
+// ViT with 16x16 patches on 224x224 images: 196 patches and a class token. No dropout:
+// torchvision's VisionTransformer defaults dropout and attention_dropout to 0.
 LayerGraph vit(const std::string& name, int layers, int hidden, int heads, const ZooOptions& o) {
   LayerGraph g{name, "image", {}};
   ImageLayers patches(g, {3, 224, 224});
@@ -235,15 +241,20 @@ LayerGraph vit(const std::string& name, int layers, int hidden, int heads, const
 
 // BertForPreTraining: embeddings, post-norm encoder, pooler, masked-LM head (decoder weights
 // tied to the word embeddings: a product without parameters of its own) and next-sentence head.
+// Dropout 0.1 after the embeddings' norm, on the attention's probabilities and on both residual
+// branches: BertConfig's hidden_dropout_prob and attention_probs_dropout_prob (Hugging Face
+// transformers; Google's bert_config.json files alike).
 LayerGraph bert(const std::string& name, int layers, int hidden, int heads, const ZooOptions& o) {
   constexpr int kVocab = 30522, kPositions = 512, kTokenTypes = 2;
+  constexpr double kDropout = 0.1;
   LayerGraph g{name, "sequence", {}};
   TokenLayers t(g, o.sequence_length, hidden);
   t.embedding("embeddings.word", kVocab);
   t.embedding("embeddings.position", kPositions);
   t.embedding("embeddings.token_type", kTokenTypes);
   t.layer_norm("embeddings.ln");
-  for (int i = 0; i < layers; ++i) encoder_layer(t, fmt::format("encoder.layer{}", i), heads, false);
+  t.dropout(kDropout);
+  for (int i = 0; i < layers; ++i) encoder_layer(t, fmt::format("encoder.layer{}", i), heads, false, kDropout);
   t.linear("cls.predictions.transform", hidden, hidden);
   t.activation("cls.predictions.gelu", hidden);
   t.layer_norm("cls.predictions.ln");

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "device_spec.hpp"
+#include "layer_graph_kernels.hpp"
 #include "layer_model_costs.hpp"
 #include "stage_layout.hpp"
 #include "transformer_ops.hpp"
@@ -136,8 +137,9 @@ namespace {
 
 // A layer model's GPU (DDP, no sharding): fp32 weights (plus their working copy in mixed
 // precision), fp32 gradients and DDP's bucket buffers of the same size (gradient_as_bucket_view
-// is off by default), the optimizer's fp32 state, and every layer's output of one micro-batch,
-// kept for the backward pass.
+// is off by default), the optimizer's fp32 state, and what every layer keeps of one micro-batch
+// for the backward pass (layer_kept_bytes: its output; a dropout's mask; a fused attention's
+// output and log-sum-exp).
 // Sharded embedding tables (Layer::sharded) add the fp32 rows of the fullest GPU's tables and
 // their optimizer state; their sparse gradients are a micro-batch's rows, left out.
 MemoryBreakdown layer_model_memory(const Scenario& s) {
@@ -151,7 +153,8 @@ MemoryBreakdown layer_model_memory(const Scenario& s) {
   out.weights_bytes = parameters * (kLayerModelGradientBytes + working_copy_bytes) + sharded * kLayerModelGradientBytes;
   out.gradients_bytes = 2 * parameters * kLayerModelGradientBytes;
   out.optimizer_bytes = (parameters + sharded) * state_bytes;
-  out.activations_bytes = g.activation_elements() * s.training.micro_batch * working_bytes;
+  const LayerGraphRun run = layer_graph_run(s);
+  for (const Layer& l : g.layers) out.activations_bytes += layer_kept_bytes(l, run);
   out.micro_batches_in_flight = out.chunk_passes_in_flight = 1;
   out.fragmentation_bytes = kDataParallelReserveBytes + kFragmentationOfActivations * out.activations_bytes;
   out.total_bytes =
