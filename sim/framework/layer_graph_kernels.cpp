@@ -30,15 +30,21 @@ ConvWidths conv_widths(const Layer& l) {
   return {k, k > 0 ? std::max(1.0, std::round(l.parameters / k)) : 0};
 }
 
+// A linear layer's positions per sample (a sequence's tokens, 1 for an image's head): it maps
+// positions x in to positions x out, so positions = (in x out) / MACs; 1 for other layers.
+double linear_positions(const Layer& l) {
+  if (l.kind != LayerKind::linear || l.input_elements <= 0 || l.output_elements <= 0) return 1;
+  const double in_out = l.forward_macs > 0 ? l.forward_macs : l.input_elements * l.output_elements;
+  return std::max(1.0, std::round(l.input_elements * l.output_elements / in_out));
+}
+
 // A product layer as the GEMM it runs: a linear layer [samples x in] x [in x out] over each
 // sample's positions; a convolution as cuDNN's implicit GEMM, m = samples x output positions,
 // n = output channels, k = input channels x kernel area (conv_widths).
 Operator product(const Layer& l, const LayerGraphRun& run) {
   double n = 0, m = 0, k = 0;
   if (l.kind == LayerKind::linear && l.input_elements > 0 && l.output_elements > 0) {
-    // Per sample: positions x in -> positions x out; positions = MACs / (in x out).
-    const double in_out = l.forward_macs > 0 ? l.forward_macs : l.input_elements * l.output_elements;
-    const double positions = std::max(1.0, std::round(l.input_elements * l.output_elements / in_out));
+    const double positions = linear_positions(l);
     k = l.input_elements / positions, n = l.output_elements / positions, m = run.samples * positions;
   } else if (const ConvWidths w = conv_widths(l); w.k > 0) {
     k = w.k, n = w.n;
@@ -87,6 +93,9 @@ bool layout_transposed(const Layer& l, const LayerGraphRun& run) {
   return !run.channels_last && tensor_core_convolutions(run) && l.kind == LayerKind::convolution &&
          l.in_channels > 0 && !gemm_over_nchw(l);
 }
+
+// A product layer's bias: its second parameter tensor (weight, then bias), 0 without one.
+double bias_elements(const Layer& l) { return l.parameter_tensors.size() == 2 ? l.parameter_tensors[1] : 0; }
 
 Operator unaligned(Operator op, double efficiency) {
   op.kernel_efficiency = efficiency;  // measured as a whole: no tile or memory term of its own
@@ -199,8 +208,10 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
   switch (l.kind) {
     case LayerKind::convolution:
     case LayerKind::linear: {
-      const double weights = l.parameters;
-      if (run.autocast) ops.push_back(streaming("weight_cast", weights * (4 + e)));
+      // Eager autocast casts the bias by a kernel of its own; Inductor with the weight.
+      const double own_bias_cast = compiled ? 0 : bias_elements(l);
+      if (run.autocast) ops.push_back(streaming("weight_cast", (l.parameters - own_bias_cast) * (4 + e)));
+      if (run.autocast && own_bias_cast > 0) ops.push_back(streaming("bias_cast", own_bias_cast * (4 + e)));
       if (run.autocast && (!previous || fp32_input(previous, run))) ops.push_back(streaming("input_cast", in * (4 + e)));
       if (unaligned_channels(l)) {
         if (run.channels_last) ops.push_back(channel_padding(l, run));
@@ -292,11 +303,18 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         if (l.kind == LayerKind::convolution) wgrad.tile_utilization *= kConvWgradRate;
         ops.push_back(wgrad);
       }
+      const double own_bias_cast = compiled ? 0 : bias_elements(l), weights = l.parameters - own_bias_cast;
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
           ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
-        ops.push_back(weight_work(memory_op("weight_grad_cast", MemoryAccess::unrolled, l.parameters * (e + 4))));
+        ops.push_back(weight_work(memory_op("weight_grad_cast", MemoryAccess::unrolled, weights * (e + 4))));
       }
+      // The bias gradient: the output's gradient summed over every position, a reduction of its
+      // own (the traced GPT's linears), cast up to the fp32 bias by eager autocast.
+      if (bias_elements(l) > 0)
+        ops.push_back(weight_work(memory_op("bias_grad", MemoryAccess::norm_backward, out * e)));
+      if (run.autocast && own_bias_cast > 0)
+        ops.push_back(weight_work(memory_op("bias_grad_cast", MemoryAccess::unrolled, own_bias_cast * (e + 4))));
       break;
     }
     case LayerKind::attention: {
@@ -370,24 +388,45 @@ double layer_kept_bytes(const Layer& l, const LayerGraphRun& run) {
   return kept;
 }
 
+namespace {
+
+// A cross-entropy over a logits layer's outputs as the transformers' torch loss prices one
+// (kernel_builders.cpp): each position's classes a row of logits in the working precision.
+RankShape loss_shape(const Layer& l, const LayerGraphRun& run) {
+  RankShape r;
+  r.batch = run.samples;
+  r.seq = linear_positions(l);
+  r.vocab = l.output_elements / r.seq;
+  r.elem_bytes = run.elem_bytes;
+  return r;
+}
+
+}  // namespace
+
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run) {
-  if (g.layers.empty()) return {};
-  const double logits = g.layers.back().output_elements * run.samples, e = run.elem_bytes;
-  std::vector<Operator> ops;
-  if (e < 4) ops.push_back(memory_op("logits_upcast", MemoryAccess::unrolled, logits * (e + 4)));
-  ops.push_back(memory_op("log_softmax", MemoryAccess::softmax, 12 * logits));
-  ops.push_back(streaming("nll_loss", run.samples * 12));
-  return ops;
+  KernelList k;
+  for (const Layer* l : logits_layers(g)) cross_entropy_forward(k, loss_shape(*l, run));
+  return k.take();
 }
 
 std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run) {
-  if (g.layers.empty()) return {};
-  const double logits = g.layers.back().output_elements * run.samples, e = run.elem_bytes;
-  std::vector<Operator> ops;
-  ops.push_back(memory_op("nll_loss_grad_zero", MemoryAccess::fill, 4 * logits, 2));
-  ops.push_back(memory_op("log_softmax_backward", MemoryAccess::softmax, 12 * logits));
-  if (e < 4) ops.push_back(streaming("logits_grad_cast", logits * (4 + e)));
-  return ops;
+  KernelList k;
+  for (const Layer* l : logits_layers(g)) cross_entropy_backward(k, loss_shape(*l, run));
+  return k.take();
+}
+
+double forward_held_bytes(const LayerGraph& g, const LayerGraphRun& run) {
+  const std::vector<const Layer*> logits = logits_layers(g);
+  double held = 0, loss_backward = 0;
+  for (const Layer& l : g.layers) held += layer_kept_bytes(l, run);
+  for (const Layer* l : logits) {
+    // The loss reads the logits and keeps its own tensors (log-softmax's fp32 output); the largest
+    // head's backward then holds the fp32 gradients of that output and its input at once.
+    if (!l->in_place) held -= l->output_elements * run.samples * run.elem_bytes;
+    loss_backward = std::max(loss_backward, cross_entropy_backward_bytes(loss_shape(*l, run)));
+  }
+  for (const Operator& op : loss_forward_kernels(g, run)) held += op.saved_bytes;
+  return held + loss_backward;
 }
 
 std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const std::vector<double>& tensors) {

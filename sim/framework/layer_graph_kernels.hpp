@@ -40,9 +40,16 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
 // attention kernel its output and log-sum-exp, not the score matrix the unfused chain keeps.
 double layer_kept_bytes(const Layer& l, const LayerGraphRun& run);
 
-// The loss over the last layer's outputs (cross-entropy in fp32), forward and backward.
+// The loss: a cross-entropy over each logits layer's outputs (logits_layers: BERT's two heads,
+// else the last layer), each as the transformers' torch loss (kernel_builders.hpp): the logits cast
+// up to fp32, log-softmax and NLL; backward the NLL's gradient zeroed and scattered, log-softmax's
+// backward, the gradient cast down.
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run);
+// What a micro-batch's forward pass leaves held as the backward pass starts, bytes: what every
+// layer keeps (layer_kept_bytes), the logits left to the loss, which keeps log-softmax's fp32
+// output, and the largest head's loss backward (the fp32 gradients of that output and its input).
+double forward_held_bytes(const LayerGraph& g, const LayerGraphRun& run);
 
 // The optimizer step over fp32 parameter tensors of these sizes (elements), each pass in its
 // multi-tensor launches: torch.optim's foreach SGD (momentum: weight decay, momentum buffer,

@@ -81,4 +81,12 @@ double LayerGraph::backward_flops() const {
   return sum;
 }
 
+std::vector<const Layer*> logits_layers(const LayerGraph& g) {
+  std::vector<const Layer*> marked;
+  for (const Layer& l : g.layers)
+    if (l.logits) marked.push_back(&l);
+  if (marked.empty() && !g.layers.empty()) marked.push_back(&g.layers.back());
+  return marked;
+}
+
 }  // namespace dtsim

@@ -38,6 +38,9 @@ struct Layer {
   // Training-time dropout on the layer's output, as a probability (0: none); on an attention
   // layer, on its probabilities (Hugging Face's attention_probs_dropout_prob).
   double dropout = 0;
+  // Its outputs are logits a cross-entropy loss reads (BERT's masked-LM decoder and next-sentence
+  // head); a graph with no such layer has its last layer's read (LayerGraph::logits_layers).
+  bool logits = false;
   // An embedding table split table-wise across the data-parallel GPUs (DLRM's model-parallel
   // embeddings): each GPU looks up its tables for every sample, an all-to-all hands each GPU its
   // own samples' vectors (and the backward pass their gradients back), and the rows are updated
@@ -70,6 +73,10 @@ struct LayerGraph {
 };
 
 double layer_backward_flops(const Layer& layer);
+
+// The layers whose outputs the loss reads: those marked Layer::logits, else the last (none for an
+// empty graph).
+std::vector<const Layer*> logits_layers(const LayerGraph& g);
 
 // A layer's parameters as these tensors (Layer::parameter_tensors), their sum its count.
 void set_parameters(Layer& layer, std::vector<double> tensors);

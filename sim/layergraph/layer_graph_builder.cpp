@@ -159,4 +159,8 @@ void TokenLayers::dropout(double p) {
   if (!graph_.layers.empty()) graph_.layers.back().dropout = p;
 }
 
+void TokenLayers::logits() {
+  if (!graph_.layers.empty()) graph_.layers.back().logits = true;
+}
+
 }  // namespace dtsim

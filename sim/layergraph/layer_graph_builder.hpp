@@ -70,6 +70,8 @@ class TokenLayers {
   void parameters(const std::string& name, double count);
   // Dropout with probability `p` on the output of the layer added last (Layer::dropout).
   void dropout(double p);
+  // The layer added last outputs logits the loss reads (Layer::logits).
+  void logits();
 
   int tokens() const { return tokens_; }
   int hidden() const { return hidden_; }

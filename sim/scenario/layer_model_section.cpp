@@ -204,7 +204,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     f.require_map(layer, at);
     f.require_known_keys(layer, at,
                          {"name", "kind", "forward_macs", "forward_other_flops", "parameters", "input_elements",
-                          "output_elements", "in_place", "sharded", "dropout"});
+                          "output_elements", "in_place", "sharded", "dropout", "logits"});
     Layer l;
     l.name = f.string(layer, at, "name");
     l.kind = read_choice(f, layer, at, "kind", kLayerKinds);
@@ -216,6 +216,7 @@ LayerGraph load_layer_file(const std::filesystem::path& file) {
     l.output_elements = layer_cost(f, layer, at, "output_elements");
     l.sharded = f.boolean_or(layer, at, "sharded", false);
     if (f.has(layer, "dropout")) l.dropout = f.number_in(layer, at, "dropout", 0, 0.99, "a probability in [0, 0.99]");
+    l.logits = f.boolean_or(layer, at, "logits", false);
     if (l.sharded && l.kind != LayerKind::embedding)
       f.fail(layer["sharded"], YamlFields::join(at, "sharded"), "sharded only for a layer of kind embedding",
              fmt::format("kind {}", to_string(l.kind)));

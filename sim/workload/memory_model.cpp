@@ -138,8 +138,7 @@ namespace {
 // A layer model's GPU (DDP, no sharding): fp32 weights (plus their working copy in mixed
 // precision), fp32 gradients and DDP's bucket buffers of the same size (gradient_as_bucket_view
 // is off by default), the optimizer's fp32 state, and what every layer keeps of one micro-batch
-// for the backward pass (layer_kept_bytes: its output; a dropout's mask; a fused attention's
-// output and log-sum-exp).
+// for the backward pass and what the loss holds as the backward starts (forward_held_bytes).
 // Sharded embedding tables (Layer::sharded) add the fp32 rows of the fullest GPU's tables and
 // their optimizer state; their sparse gradients are a micro-batch's rows, left out.
 MemoryBreakdown layer_model_memory(const Scenario& s) {
@@ -153,8 +152,7 @@ MemoryBreakdown layer_model_memory(const Scenario& s) {
   out.weights_bytes = parameters * (kLayerModelGradientBytes + working_copy_bytes) + sharded * kLayerModelGradientBytes;
   out.gradients_bytes = 2 * parameters * kLayerModelGradientBytes;
   out.optimizer_bytes = (parameters + sharded) * state_bytes;
-  const LayerGraphRun run = layer_graph_run(s);
-  for (const Layer& l : g.layers) out.activations_bytes += layer_kept_bytes(l, run);
+  out.activations_bytes = forward_held_bytes(g, layer_graph_run(s));
   out.micro_batches_in_flight = out.chunk_passes_in_flight = 1;
   out.fragmentation_bytes = kDataParallelReserveBytes + kFragmentationOfActivations * out.activations_bytes;
   out.total_bytes =

@@ -1,7 +1,8 @@
-// Dropout in layer graphs and what an attention layer keeps for the backward pass: BERT's dropout
-// (BertConfig's hidden_dropout_prob and attention_probs_dropout_prob, 0.1) priced as the
-// transformers' dropout kernels, and a fused attention kernel keeping its output and log-sum-exp,
-// not the score matrix. Every figure is a count of elements times their bytes.
+// Transformer-encoder layers of layer graphs (BERT, ViT) as eager PyTorch runs them, beside the
+// transformers' traced kernels: BERT's dropout (BertConfig's hidden_dropout_prob and
+// attention_probs_dropout_prob, 0.1), a linear's bias (its cast and its gradient's reduction),
+// and a fused attention kernel keeping its output and log-sum-exp, not the score matrix. Every
+// figure is a count of elements times their bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,6 +81,37 @@ TEST(LayerGraphDropout, ALayerNormsDropoutUnderAutocastMovesFp32) {
   EXPECT_DOUBLE_EQ(f.back().bytes, 128.0 * 1024 * (2 * 4 + 1));
 }
 
+TEST(LayerGraphBias, ALinearsBiasIsCastAndItsGradientReducedOverEveryPosition) {
+  // BERT-large's fc1, 1024 -> 4096 with a bias, 128 tokens, batch 8, bf16 autocast: forward casts
+  // the weight and, by a kernel of its own, the bias; backward sums the output's gradient over
+  // the 8 x 128 positions (2 B each) and casts the bias gradient up.
+  LayerGraph g;
+  TokenLayers t(g, 128, 1024);
+  t.layer_norm("ln");
+  t.linear("fc1", 1024, 4096);
+  const Layer& fc1 = g.layers[1];
+  const LayerGraphRun run = bf16_autocast(8);
+  const std::vector<Operator> f = layer_forward_kernels(fc1, &g.layers[0], run);
+  ASSERT_NE(find(f, "weight_cast"), nullptr);
+  EXPECT_DOUBLE_EQ(find(f, "weight_cast")->bytes, 1024.0 * 4096 * (4 + 2));
+  ASSERT_NE(find(f, "bias_cast"), nullptr);
+  EXPECT_DOUBLE_EQ(find(f, "bias_cast")->bytes, 4096.0 * (4 + 2));
+  const std::vector<Operator> b = layer_backward_kernels(fc1, &g.layers[0], run);
+  ASSERT_NE(find(b, "bias_grad"), nullptr);
+  EXPECT_DOUBLE_EQ(find(b, "bias_grad")->bytes, 8.0 * 128 * 4096 * 2);
+  EXPECT_TRUE(find(b, "bias_grad")->weight_gradient);
+  ASSERT_NE(find(b, "bias_grad_cast"), nullptr);
+  EXPECT_DOUBLE_EQ(find(b, "bias_grad_cast")->bytes, 4096.0 * (2 + 4));
+  EXPECT_DOUBLE_EQ(find(b, "weight_grad_cast")->bytes, 1024.0 * 4096 * (2 + 4));
+  // Inductor casts the bias with the weight; the gradient's reduction stays a kernel.
+  LayerGraphRun compiled = run;
+  compiled.framework = Framework::torch_compile;
+  EXPECT_EQ(find(layer_forward_kernels(fc1, &g.layers[0], compiled), "bias_cast"), nullptr);
+  EXPECT_DOUBLE_EQ(find(layer_forward_kernels(fc1, &g.layers[0], compiled), "weight_cast")->bytes,
+                   (1024.0 * 4096 + 4096) * (4 + 2));
+  EXPECT_NE(find(layer_backward_kernels(fc1, &g.layers[0], compiled), "bias_grad"), nullptr);
+}
+
 TEST(LayerGraphAttention, AFusedKernelKeepsItsOutputAndLogSumExpNotTheScores) {
   // 16 heads over 512 tokens of 1024 features, batch 8, bf16: the output (2 B) and one fp32
   // log-sum-exp per query and head; the 16 x 512 x 512 scores are never written.
@@ -100,6 +132,42 @@ TEST(LayerGraphAttention, AFusedKernelKeepsItsOutputAndLogSumExpNotTheScores) {
   ASSERT_NE(find(layer_backward_kernels(g.layers[0], nullptr, unfused), "attention_dropout_backward"), nullptr);
   // A fused kernel takes the probabilities' dropout inside: no kernel of its own.
   EXPECT_EQ(find(layer_forward_kernels(g.layers[0], nullptr, bf16_autocast(8)), "attention_dropout"), nullptr);
+}
+
+TEST(LayerGraphLoss, BertsLossReadsBothHeadsEveryTokensVocabularyAndTheNextSentencePair) {
+  // BERT-large at 128 tokens, batch 32, bf16 autocast: the masked-LM loss over 32 x 128 rows of
+  // 30,522 logits, then the next-sentence loss over 32 rows of 2, each cast up to fp32 (2 B read,
+  // 4 B written), log-softmax (12 B per logit) and NLL.
+  const LayerGraph bert = *zoo_model("bert-large", {.sequence_length = 128});
+  const std::vector<const Layer*> heads = logits_layers(bert);
+  ASSERT_EQ(heads.size(), 2u);
+  EXPECT_EQ(heads[0]->name, "cls.predictions.decoder");
+  EXPECT_EQ(heads[1]->name, "cls.seq_relationship");
+  const std::vector<Operator> f = loss_forward_kernels(bert, bf16_autocast(32));
+  std::vector<double> upcasts;
+  for (const Operator& op : f)
+    if (op.name == "logits_upcast") upcasts.push_back(op.bytes);
+  ASSERT_EQ(upcasts.size(), 2u);
+  EXPECT_DOUBLE_EQ(upcasts[0], 32.0 * 128 * 30522 * (2 + 4));
+  EXPECT_DOUBLE_EQ(upcasts[1], 32.0 * 2 * (2 + 4));
+  EXPECT_DOUBLE_EQ(find(f, "log_softmax")->bytes, 12 * 32.0 * 128 * 30522);
+  // An image model's loss reads its last layer: ResNet-50's 1,000 classes.
+  const LayerGraph resnet = *zoo_model("resnet-50");
+  ASSERT_EQ(logits_layers(resnet).size(), 1u);
+  EXPECT_EQ(logits_layers(resnet)[0]->name, "fc");
+}
+
+TEST(LayerGraphLoss, TheForwardHoldsTheLayersOutputsAndTheLossesTensorsNotTheLogits) {
+  // docs/data-parallel.md's MLP, one sample, bf16 autocast: fc1's 1,024 outputs (2 B; the
+  // in-place ReLU keeps nothing), fc2's 10 logits left to the loss, which keeps log-softmax's fp32
+  // output (4 B each) and whose backward holds two fp32 gradients of them (8 B each).
+  LayerGraph g;
+  TokenLayers t(g, 1, 784);
+  t.linear("fc1", 784, 1024);
+  t.activation("relu1", 1024);
+  g.layers.back().in_place = true;
+  t.linear("fc2", 1024, 10);
+  EXPECT_DOUBLE_EQ(forward_held_bytes(g, bf16_autocast(1)), 1024 * 2 + 10 * 4 + 10 * 8);
 }
 
 }  // namespace
