@@ -170,5 +170,20 @@ TEST(LayerGraphLoss, TheForwardHoldsTheLayersOutputsAndTheLossesTensorsNotTheLog
   EXPECT_DOUBLE_EQ(forward_held_bytes(g, bf16_autocast(1)), 1024 * 2 + 10 * 4 + 10 * 8);
 }
 
+TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
+  // BERT-base's tensors under fused AdamW after clip_grad_norm_(foreach=True): the norms, six
+  // scalar kernels, the scaling, then Adam (add_grad_norm_clipping, the transformers' clipping).
+  std::vector<double> tensors;
+  for (const Layer& l : zoo_model("bert-base")->layers)
+    tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
+  const std::vector<Operator> ops = layer_graph_optimizer_kernels(LayerModelOptimizer::adam, tensors);
+  const Operator* total = find(ops, "grad_norm_total");
+  ASSERT_NE(total, nullptr);
+  EXPECT_EQ(total->kernels, 6);
+  EXPECT_EQ(total->bytes, 0);
+  EXPECT_EQ(ops.front().name, "grad_norm");
+  EXPECT_EQ(ops.back().name, "adam");
+}
+
 }  // namespace
 }  // namespace dtsim

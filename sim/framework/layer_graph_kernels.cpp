@@ -433,8 +433,7 @@ std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const
   MultiTensorPasses passes(tensors);
   std::vector<Operator> ops;
   if (o == LayerModelOptimizer::adam) {
-    add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes.of_depth(1), 4);
-    add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
+    add_grad_norm_clipping(ops, passes);
     add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes.of_depth(4), 28);
     return ops;
   }

@@ -65,4 +65,10 @@ void add_multi_tensor_pass(std::vector<Operator>& ops, const char* name, MemoryA
   }
 }
 
+void add_grad_norm_clipping(std::vector<Operator>& ops, MultiTensorPasses& passes) {
+  add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes.of_depth(1), 4);
+  ops.push_back(optimizer_op("grad_norm_total", MemoryAccess::multi_tensor, 0, 6));
+  add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
+}
+
 }  // namespace dtsim

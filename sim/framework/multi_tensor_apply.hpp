@@ -46,4 +46,10 @@ class MultiTensorPasses {
 void add_multi_tensor_pass(std::vector<Operator>& ops, const char* name, MemoryAccess access,
                            const std::vector<MultiTensorLaunch>& launches, double bytes_per_element);
 
+// clip_grad_norm_(foreach=True) over the passes' fp32 gradients: their norms (read 4 B), six
+// scalar kernels that total the norms and clip the scale, then each gradient scaled in place (read
+// and write 4 B): the traced Llama and GPT steps' `_foreach_norm`, `_foreach_mul_` and the kernels
+// between. Megatron's clip_grad_norm_fp32 does the same.
+void add_grad_norm_clipping(std::vector<Operator>& ops, MultiTensorPasses& passes);
+
 }  // namespace dtsim

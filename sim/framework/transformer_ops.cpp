@@ -104,11 +104,7 @@ std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<do
   for (const double n : tensors) p += n;
   MultiTensorPasses passes(tensors);
   std::vector<Operator> ops;
-  // clip_grad_norm_(foreach=True): the gradients' norms (read 4 B), a few scalar kernels, then
-  // each gradient scaled in place (read and write 4 B). Megatron's clip_grad_norm_fp32 does the same.
-  add_multi_tensor_pass(ops, "grad_norm", MemoryAccess::multi_tensor, passes.of_depth(1), 4);
-  ops.push_back(optimizer_op("grad_norm_total", MemoryAccess::multi_tensor, 0, 6));
-  add_multi_tensor_pass(ops, "grad_clip_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
+  add_grad_norm_clipping(ops, passes);
   // Adam(W) over fp32 gradient, master weight, m and v (4 B each access):
   // fused: read grad, weight, m, v, write weight, m, v: 28 B in one pass over the four lists.
   // foreach (torch.optim.AdamW's multi-tensor path), eight passes: weight decay mul_ 8, m lerp_
