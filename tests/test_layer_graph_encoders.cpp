@@ -11,7 +11,12 @@
 #include "device_spec.hpp"
 #include "layer_graph_builder.hpp"
 #include "layer_graph_kernels.hpp"
+#include "layer_model_costs.hpp"
+#include "memory_model.hpp"
 #include "model_zoo.hpp"
+#include "resolved_scenario.hpp"
+#include "scenario_loader.hpp"
+#include "test_support.hpp"
 
 namespace dtsim {
 namespace {
@@ -157,17 +162,17 @@ TEST(LayerGraphLoss, BertsLossReadsBothHeadsEveryTokensVocabularyAndTheNextSente
   EXPECT_EQ(logits_layers(resnet)[0]->name, "fc");
 }
 
-TEST(LayerGraphLoss, TheForwardHoldsTheLayersOutputsAndTheLossesTensorsNotTheLogits) {
-  // docs/data-parallel.md's MLP, one sample, bf16 autocast: fc1's 1,024 outputs (2 B; the
-  // in-place ReLU keeps nothing), fc2's 10 logits left to the loss, which keeps log-softmax's fp32
-  // output (4 B each) and whose backward holds two fp32 gradients of them (8 B each).
+TEST(LayerGraphLoss, TheForwardHoldsTheLayersOutputsAndTheLossesTensors) {
+  // docs/data-parallel.md's MLP, one sample, bf16 autocast: fc1's 1,024 outputs and fc2's 10
+  // logits (2 B each; the in-place ReLU keeps nothing), log-softmax's fp32 output (4 B each) and
+  // the loss backward's two fp32 gradients of them (8 B each).
   LayerGraph g;
   TokenLayers t(g, 1, 784);
   t.linear("fc1", 784, 1024);
   t.activation("relu1", 1024);
   g.layers.back().in_place = true;
   t.linear("fc2", 1024, 10);
-  EXPECT_DOUBLE_EQ(forward_held_bytes(g, bf16_autocast(1)), 1024 * 2 + 10 * 4 + 10 * 8);
+  EXPECT_DOUBLE_EQ(forward_held_bytes(g, bf16_autocast(1)), (1024 + 10) * 2 + 10 * 4 + 10 * 8);
 }
 
 TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
@@ -183,6 +188,64 @@ TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
   EXPECT_EQ(total->bytes, 0);
   EXPECT_EQ(ops.front().name, "grad_norm");
   EXPECT_EQ(ops.back().name, "adam");
+}
+
+// The traced GPT-1.3B step (tests/data/h100-2026-11-26: 24 pre-norm layers of 2048, 16 heads,
+// GeLU MLP of 8192, dropout 0.1 on both residual branches, tied LM head over 50,304 logits; seq
+// 2048, micro-batch 4, bf16 autocast, fused AdamW) written as a layer graph: its encoder layers
+// run the transformers' kernels, so the layer graph's classes and memory come out as the trace
+// measured them (its attention has no causal mask: not compared).
+LayerGraph gpt_1_3b_as_layer_graph() {
+  LayerGraph g{"gpt-1.3b", "sequence", {}};
+  TokenLayers t(g, 2048, 2048);
+  t.embedding("wte", 50304);
+  t.embedding("wpe", 2048);
+  t.add("embeddings.add");
+  for (int i = 0; i < 24; ++i) {
+    const std::string n = "h" + std::to_string(i);
+    t.layer_norm(n + ".ln_1");
+    t.linear(n + ".qkv", 2048, 3 * 2048);
+    t.attention(n + ".attention", 16);
+    t.linear(n + ".proj", 2048, 2048);
+    t.dropout(0.1);
+    t.add(n + ".attention.residual");
+    t.layer_norm(n + ".ln_2");
+    t.linear(n + ".fc", 2048, 8192);
+    t.activation(n + ".gelu", 8192);
+    t.linear(n + ".fc2", 8192, 2048);
+    t.dropout(0.1);
+    t.add(n + ".mlp.residual");
+  }
+  t.layer_norm("ln_f");
+  t.linear("lm_head", 2048, 50304, false);
+  set_parameters(g.layers.back(), {0});  // tied to wte
+  t.logits();
+  return g;
+}
+
+TEST(LayerGraphEncoders, TheTracedGptWrittenAsALayerGraphTakesTheTracesKernelTimesAndMemory) {
+  const test::ScratchDir dir;
+  const auto file = dir.write("gpt.yaml", "name: gpt-as-layer-graph\n"
+                                          "model: {zoo: bert-base, optimizer: adam}\n"
+                                          "training: {global_batch: 4, micro_batch: 4, precision: bf16}\n"
+                                          "parallelism: {dp: 1}\n"
+                                          "cluster: {gpu: h100-sxm, nodes: 1, topology: " +
+                                              (test::source_dir() / "topologies" / "single-h100-sxm.yaml").string() +
+                                              "}\n");
+  ResolvedScenario r = resolve_scenario(load_scenario(file));
+  r.scenario.layer_model->graph = gpt_1_3b_as_layer_graph();
+  const LayerModelPass p = layer_model_pass(r.scenario, r.compute);
+  const auto sum = [&](OperatorKind k) {
+    return p.forward_classes[k] + p.backward_classes[k] + p.optimizer_classes[k];
+  };
+  // The trace's classes (validation/single-gpu-steps.yaml): GEMM 81.95 ms, memory-bound 60.73,
+  // optimizer 20.15.
+  EXPECT_NEAR(sum(OperatorKind::gemm), 81.95e-3, 0.05 * 81.95e-3);
+  EXPECT_NEAR(sum(OperatorKind::elementwise), 60.73e-3, 0.07 * 60.73e-3);
+  EXPECT_NEAR(sum(OperatorKind::optimizer), 20.15e-3, 0.03 * 20.15e-3);
+  // Peak allocated, the allowance apart: 36.95 GiB measured.
+  const MemoryBreakdown m = peak_memory_per_gpu(r.scenario);
+  EXPECT_NEAR((m.total_bytes - m.fragmentation_bytes) / (1 << 30), 36.95, 0.02 * 36.95);
 }
 
 }  // namespace

@@ -416,16 +416,14 @@ std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGrap
 }
 
 double forward_held_bytes(const LayerGraph& g, const LayerGraphRun& run) {
-  const std::vector<const Layer*> logits = logits_layers(g);
+  // Every layer's output stays held, the logits too: the training loop holds the model's output
+  // (as the transformers' loss counts the bf16 logits); the loss keeps log-softmax's fp32 output,
+  // and the largest head's backward holds the fp32 gradients of that output and its input at once.
   double held = 0, loss_backward = 0;
   for (const Layer& l : g.layers) held += layer_kept_bytes(l, run);
-  for (const Layer* l : logits) {
-    // The loss reads the logits and keeps its own tensors (log-softmax's fp32 output); the largest
-    // head's backward then holds the fp32 gradients of that output and its input at once.
-    if (!l->in_place) held -= l->output_elements * run.samples * run.elem_bytes;
-    loss_backward = std::max(loss_backward, cross_entropy_backward_bytes(loss_shape(*l, run)));
-  }
   for (const Operator& op : loss_forward_kernels(g, run)) held += op.saved_bytes;
+  for (const Layer* l : logits_layers(g))
+    loss_backward = std::max(loss_backward, cross_entropy_backward_bytes(loss_shape(*l, run)));
   return held + loss_backward;
 }
 

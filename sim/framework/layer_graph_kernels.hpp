@@ -47,8 +47,8 @@ double layer_kept_bytes(const Layer& l, const LayerGraphRun& run);
 std::vector<Operator> loss_forward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 std::vector<Operator> loss_backward_kernels(const LayerGraph& g, const LayerGraphRun& run);
 // What a micro-batch's forward pass leaves held as the backward pass starts, bytes: what every
-// layer keeps (layer_kept_bytes), the logits left to the loss, which keeps log-softmax's fp32
-// output, and the largest head's loss backward (the fp32 gradients of that output and its input).
+// layer keeps (layer_kept_bytes; the logits held by the training loop), log-softmax's fp32 output,
+// and the largest head's loss backward (the fp32 gradients of that output and its input).
 double forward_held_bytes(const LayerGraph& g, const LayerGraphRun& run);
 
 // The optimizer step over fp32 parameter tensors of these sizes (elements), each pass in its

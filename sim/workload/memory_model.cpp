@@ -136,9 +136,13 @@ std::vector<int> chunk_passes_in_flight(const Scenario& s, int stage) {
 namespace {
 
 // A layer model's GPU (DDP, no sharding): fp32 weights (plus their working copy in mixed
-// precision), fp32 gradients and DDP's bucket buffers of the same size (gradient_as_bucket_view
-// is off by default), the optimizer's fp32 state, and what every layer keeps of one micro-batch
-// for the backward pass and what the loss holds as the backward starts (forward_held_bytes).
+// precision), the optimizer's fp32 state, with more than one replica DDP's bucket buffers of the
+// fp32 gradients (gradient_as_bucket_view is off by default), and what every layer keeps of one
+// micro-batch for the backward pass and what the loss holds as the backward starts
+// (forward_held_bytes). PyTorch frees the gradients between steps (zero_grad's set_to_none) and
+// allocates each as the backward pass frees activations: with one micro-batch the peak is the
+// backward pass's start, without gradients, or its end, with all of them and no activations,
+// whichever is larger (as the transformers' memory_of_stage); with more, they are held throughout.
 // Sharded embedding tables (Layer::sharded) add the fp32 rows of the fullest GPU's tables and
 // their optimizer state; their sparse gradients are a micro-batch's rows, left out.
 MemoryBreakdown layer_model_memory(const Scenario& s) {
@@ -150,10 +154,17 @@ MemoryBreakdown layer_model_memory(const Scenario& s) {
   MemoryBreakdown out;
   const double working_copy_bytes = working_bytes < 4 ? working_bytes : 0;
   out.weights_bytes = parameters * (kLayerModelGradientBytes + working_copy_bytes) + sharded * kLayerModelGradientBytes;
-  out.gradients_bytes = 2 * parameters * kLayerModelGradientBytes;
+  const double gradients = parameters * kLayerModelGradientBytes, buckets = s.parallelism.dp > 1 ? gradients : 0;
   out.optimizer_bytes = (parameters + sharded) * state_bytes;
   out.activations_bytes = forward_held_bytes(g, layer_graph_run(s));
   out.micro_batches_in_flight = out.chunk_passes_in_flight = 1;
+  const bool gradients_held = s.micro_batches_per_replica() > 1;
+  out.gradients_bytes = buckets + (gradients_held ? gradients : 0);
+  if (!gradients_held && out.activations_bytes * (1 + kFragmentationOfActivations) < gradients) {
+    out.gradients_bytes = buckets + gradients;
+    out.activations_bytes = 0;
+    out.micro_batches_in_flight = out.chunk_passes_in_flight = 0;
+  }
   out.fragmentation_bytes = kDataParallelReserveBytes + kFragmentationOfActivations * out.activations_bytes;
   out.total_bytes =
       out.weights_bytes + out.gradients_bytes + out.optimizer_bytes + out.activations_bytes + out.fragmentation_bytes;
