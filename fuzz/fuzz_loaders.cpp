@@ -78,8 +78,8 @@ void exercise(const fs::path& file) {
 #elif defined(DTSIM_FUZZ_LAYER_GRAPH)
   // A user's layer file (model.layers_file), then the totals the layer-model workload reads.
   const dtsim::LayerGraph g = dtsim::load_layer_file(file);
-  const double sums[] = {g.forward_flops(), g.backward_flops(), g.activation_elements(), g.sharded_parameters(),
-                         g.sharded_output_elements()};
+  const double sums[] = {g.forward_flops(), g.backward_flops(), g.sharded_parameters(), g.sharded_output_elements(),
+                         double(dtsim::logits_layers(g).size())};
   (void)sums;
 #else
 #error "define DTSIM_FUZZ_SCENARIO, _TOPOLOGY, _CALIBRATION, _TRACE or _LAYER_GRAPH"

@@ -190,6 +190,43 @@ TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
   EXPECT_EQ(ops.back().name, "adam");
 }
 
+TEST(LayerGraphCompiled, InductorFusesTheResidualSumIntoTheNormAndTheNormWritesTheLinearsInput) {
+  // BERT's post-norm sum and LayerNorm, 128 tokens x 1024, batch 8, bf16 autocast, compiled as the
+  // compiled Llama trace shows a layer's add, norm and cast: one kernel reading the fp32 stream
+  // and the bf16 branch and writing the stream and the bf16 normalized tensor (12 B an element),
+  // no kernel for the sum, no input cast for the linear after the norm; backward one kernel (the
+  // linear's bf16 gradient and the stream's read, the stream's written: 10 B) and the weight
+  // gradient's partial sums (512 x 1024 fp32).
+  LayerGraph g;
+  TokenLayers t(g, 128, 1024);
+  t.linear("out", 1024, 1024);
+  t.add("residual");
+  t.layer_norm("ln");
+  t.linear("fc1", 1024, 4096);
+  LayerGraphRun run = bf16_autocast(8);
+  run.framework = Framework::torch_compile;
+  const double elements = 8.0 * 128 * 1024;
+  EXPECT_TRUE(layer_forward_kernels(g.layers[1], &g.layers[0], run).empty());
+  const std::vector<Operator> norm = layer_forward_kernels(g.layers[2], &g.layers[1], run);
+  ASSERT_EQ(norm.size(), 1u);
+  EXPECT_EQ(norm[0].name, "add_norm");
+  EXPECT_DOUBLE_EQ(norm[0].bytes, elements * (2 * 4 + 2 * 2));
+  EXPECT_EQ(find(layer_forward_kernels(g.layers[3], &g.layers[2], run), "input_cast"), nullptr);
+  const std::vector<Operator> norm_back = layer_backward_kernels(g.layers[2], &g.layers[1], run);
+  ASSERT_EQ(norm_back.size(), 2u);
+  EXPECT_EQ(norm_back[0].name, "add_norm_backward");
+  EXPECT_DOUBLE_EQ(norm_back[0].bytes, elements * (2 + 2 * 4));
+  EXPECT_DOUBLE_EQ(norm_back[1].bytes, 512 * 1024 * 4.0);
+  const std::vector<Operator> sum_back = layer_backward_kernels(g.layers[1], &g.layers[0], run);
+  ASSERT_EQ(sum_back.size(), 1u);  // the branch's gradient cast down; the sum inside add_norm_backward
+  EXPECT_EQ(sum_back[0].name, "residual_grad_cast");
+  // Eagerly: the promoting sum, the norm, and the linear's input cast.
+  run.framework = Framework::pytorch;
+  EXPECT_EQ(layer_forward_kernels(g.layers[1], &g.layers[0], run)[0].name, "residual_add");
+  EXPECT_EQ(layer_forward_kernels(g.layers[2], &g.layers[1], run)[0].name, "layer_norm");
+  EXPECT_NE(find(layer_forward_kernels(g.layers[3], &g.layers[2], run), "input_cast"), nullptr);
+}
+
 // The traced GPT-1.3B step (tests/data/h100-2026-11-26: 24 pre-norm layers of 2048, 16 heads,
 // GeLU MLP of 8192, dropout 0.1 on both residual branches, tied LM head over 50,304 logits; seq
 // 2048, micro-batch 4, bf16 autocast, fused AdamW) written as a layer graph: its encoder layers

@@ -108,10 +108,24 @@ Operator channel_padding(const Layer& l, const LayerGraphRun& run) {
   return streaming("channel_padding", l.input_elements * run.samples * run.elem_bytes * (1 + padded / l.in_channels));
 }
 
-// Under autocast a normalization over features (LayerNorm) outputs fp32, so the linear after it
-// casts its input; BatchNorm, activations and pooling keep the input's bf16.
+bool feature_norm(const Layer* l) {
+  return l && l->kind == LayerKind::normalization && !l->batch_statistics;
+}
+
+// Under eager autocast a normalization over features (LayerNorm) outputs fp32, so the linear after
+// it casts its input; BatchNorm, activations and pooling keep the input's bf16. Under torch.compile
+// the norm's kernel writes the bf16 cast itself (compiled_kernels.cpp, add_norm).
 bool fp32_input(const Layer* previous, const LayerGraphRun& run) {
-  return run.autocast && previous && previous->kind == LayerKind::normalization && !previous->batch_statistics;
+  return run.autocast && run.framework != Framework::torch_compile && feature_norm(previous);
+}
+
+// Under torch.compile a residual sum (not in place) is fused into the LayerNorm after it, as in
+// the compiled Llama trace: one kernel reads the stream and the branch and writes the stream and
+// the normalized bf16 tensor; its backward reads the branches' gradients and the stream's and
+// writes the stream's, the weight gradient's partial sums reduced by a small kernel of its own.
+// (Every zoo encoder's residual sum is followed by a LayerNorm.)
+bool fused_into_norm(const Layer& l, const LayerGraphRun& run) {
+  return run.framework == Framework::torch_compile && l.kind == LayerKind::elementwise && !l.in_place;
 }
 
 // The fused attention kernel for an encoder layer (no causal mask).
@@ -226,8 +240,10 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
     case LayerKind::attention: {
       if (unfused_attention(run)) return unfused_attention_kernels(l, run, false);
       const RankShape r = attention_shape(l, run);
-      // The fused projection's output split into heads by a copy, then the fused kernel.
-      ops.push_back(memory_op("qkv_split", MemoryAccess::strided, 2 * 3 * r.batch * r.seq * r.hidden * e));
+      // The fused projection's output split into heads by a copy (a Triton kernel under
+      // torch.compile, at the streaming rate), then the fused kernel.
+      ops.push_back(memory_op("qkv_split", compiled ? MemoryAccess::streaming : MemoryAccess::strided,
+                              2 * 3 * r.batch * r.seq * r.hidden * e));
       ops.push_back(fused_attention(r, AttentionPass::forward));
       break;
     }
@@ -250,6 +266,11 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
         ops.push_back(memory_op("batch_norm_transform", MemoryAccess::batch_norm_transform, (in + out) * e));
         ops.push_back(streaming("running_statistics", l.parameters * 16));
         ops.push_back(streaming("num_batches_tracked", 16));
+      } else if (compiled) {
+        // The norm with its bf16 cast, and the residual sum before it (fused_into_norm).
+        const bool add = previous && fused_into_norm(*previous, run);
+        ops.push_back(memory_op(add ? "add_norm" : "norm", MemoryAccess::normalization,
+                                out * (add ? 2 * stream + 2 * e : stream + e)));
       } else {
         ops.push_back(memory_op("layer_norm", MemoryAccess::normalization, in * stream + out * stream));
       }
@@ -263,7 +284,7 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       break;
     case LayerKind::elementwise:
       // A residual sum; a transformer's fp32 stream plus a bf16 branch promotes under autocast.
-      if (compiled && l.in_place) break;
+      if (compiled && (l.in_place || fused_into_norm(l, run))) break;
       if (l.in_place) ops.push_back(streaming("residual_add_", 3 * out * e));
       else if (run.autocast) ops.push_back(memory_op("residual_add", MemoryAccess::promoting, out * (2 * stream + e)));
       else ops.push_back(streaming("residual_add", 3 * out * e));
@@ -307,7 +328,9 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
           ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
-        ops.push_back(weight_work(memory_op("weight_grad_cast", MemoryAccess::unrolled, weights * (e + 4))));
+        // Eager's unrolled copies; Inductor's vectorized Triton casts run near the streaming rate.
+        const MemoryAccess cast = compiled ? MemoryAccess::streaming : MemoryAccess::unrolled;
+        ops.push_back(weight_work(memory_op("weight_grad_cast", cast, weights * (e + 4))));
       }
       // The bias gradient: the output's gradient summed over every position, a reduction of its
       // own (the traced GPT's linears), cast up to the fp32 bias by eager autocast.
@@ -321,7 +344,9 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       if (unfused_attention(run)) return unfused_attention_kernels(l, run, true);
       const RankShape r = attention_shape(l, run);
       ops.push_back(fused_attention(r, AttentionPass::backward));
-      ops.push_back(memory_op("qkv_grad_stack", MemoryAccess::strided, 2 * 3 * r.batch * r.seq * r.hidden * e));
+      ops.push_back(memory_op(compiled ? "qkv_grad_concat" : "qkv_grad_stack",
+                              compiled ? MemoryAccess::streaming : MemoryAccess::strided,
+                              2 * 3 * r.batch * r.seq * r.hidden * e));
       break;
     }
     case LayerKind::normalization:
@@ -329,6 +354,14 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         ops.push_back(memory_op("batch_norm_backward_zero", MemoryAccess::fill, l.parameters * 4));
         ops.push_back(memory_op("batch_norm_backward_reduce", MemoryAccess::norm_backward, 2 * out * e));
         ops.push_back(memory_op("batch_norm_backward_elementwise", MemoryAccess::normalization, 3 * out * e));
+      } else if (compiled) {
+        // One kernel: the gradient from the linear it fed (bf16) and the stream's read, the
+        // stream's written, the weight gradient's partial sums (512 rows of fp32) reduced apart.
+        const bool add = previous && fused_into_norm(*previous, run);
+        ops.push_back(memory_op(add ? "add_norm_backward" : "norm_backward", MemoryAccess::norm_backward,
+                                out * (e + 2 * stream)));
+        const double features = l.parameters / 2;  // the scale and the shift
+        ops.push_back(weight_work(memory_op("norm_weight_grad", MemoryAccess::normalization, 512 * features * 4)));
       } else {
         ops.push_back(memory_op("layer_norm_backward", MemoryAccess::norm_backward, 3 * out * stream));
         ops.push_back(weight_work(memory_op("layer_norm_weight_grad", MemoryAccess::normalization, 2 * out * stream)));
@@ -348,7 +381,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       // fork (a transformer's under autocast: the branch's cast down to bf16).
       if (compiled && l.in_place) break;
       if (run.autocast && !l.in_place) ops.push_back(streaming("residual_grad_cast", out * (4 + e)));
-      ops.push_back(streaming("grad_sum", 3 * out * (l.in_place ? e : stream)));
+      if (!fused_into_norm(l, run)) ops.push_back(streaming("grad_sum", 3 * out * (l.in_place ? e : stream)));
       break;
     case LayerKind::embedding:
       if (l.sharded) {

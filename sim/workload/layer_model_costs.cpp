@@ -35,7 +35,9 @@ double optimizer_state_bytes_per_parameter(LayerModelOptimizer o) {
   return 8;
 }
 
-LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) {
+namespace {
+
+LayerModelPass priced_pass(const Scenario& s, const ComputeModel& compute) {
   const LayerGraph& g = s.layer_model->graph;
   const LayerGraphRun run = layer_graph_run(s);
   const double host_s = host_launch_s(s.training);
@@ -69,6 +71,21 @@ LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) 
   p.optimizer_classes.launch_s += step_overhead_s(s.training);
   p.optimizer_s = p.optimizer_classes.total_s();
   return p;
+}
+
+}  // namespace
+
+// A GPU at its power limit runs its tensor cores slower the more of its work they fill
+// (DeviceSpec::tensor_clock), as the transformers' workload_inputs has it: priced at the in-step
+// rate, then again at the clock that the passes' share of matmuls and attention gives.
+LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) {
+  const LayerModelPass p = priced_pass(s, compute);
+  KernelClassTimes t = p.forward_classes;
+  t += p.backward_classes;
+  if (t.total_s() <= 0) return p;
+  const double share = (t[OperatorKind::gemm] + t[OperatorKind::attention_gemm]) / t.total_s();
+  const double clock = compute.device().tensor_clock(share);
+  return clock < 1 ? priced_pass(s, compute.with_tensor_clock(compute.tensor_clock() * clock)) : p;
 }
 
 namespace {
