@@ -179,8 +179,8 @@ std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraph
 // transformer's residual sum of its fp32 stream and a bf16 branch).
 double output_element_bytes(const Layer& l, const LayerGraphRun& run) {
   if (!run.autocast) return run.elem_bytes;
-  const bool fp32 = (l.kind == LayerKind::normalization && !l.batch_statistics) || l.kind == LayerKind::embedding ||
-                    (l.kind == LayerKind::elementwise && !l.in_place);
+  const bool fp32 =
+      feature_norm(&l) || l.kind == LayerKind::embedding || (l.kind == LayerKind::elementwise && !l.in_place);
   return fp32 ? 4 : run.elem_bytes;
 }
 

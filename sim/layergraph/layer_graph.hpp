@@ -39,7 +39,7 @@ struct Layer {
   // layer, on its probabilities (Hugging Face's attention_probs_dropout_prob).
   double dropout = 0;
   // Its outputs are logits a cross-entropy loss reads (BERT's masked-LM decoder and next-sentence
-  // head); a graph with no such layer has its last layer's read (LayerGraph::logits_layers).
+  // head); a graph with no such layer has its last layer's read (logits_layers).
   bool logits = false;
   // An embedding table split table-wise across the data-parallel GPUs (DLRM's model-parallel
   // embeddings): each GPU looks up its tables for every sample, an all-to-all hands each GPU its
