@@ -280,6 +280,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadLayerScenario{"layer-model-with-tp.yaml", nullptr, 6, "parallelism.tp", "data-parallel only"},
                     BadLayerScenario{"layer-file-bad-kind.yaml", "bad-kind.json", 6, "layers[1].kind",
                                      "convolution"},
+                    BadLayerScenario{"layer-file-bad-dropout.yaml", "bad-dropout.yaml", 6, "layers[0].dropout",
+                                     "a probability in [0, 0.99]"},
                     BadLayerScenario{"cycle-time-without-horovod.yaml", nullptr, 10, "data_parallel.cycle_time_ms",
                                      "only with library horovod"},
                     BadLayerScenario{"mpi-with-topk.yaml", nullptr, 10, "data_parallel.compression",
