@@ -46,7 +46,8 @@ TEST(LayerGraphDropout, BertDropsOutAfterItsEmbeddingsAndThreeTimesALayerViTNowh
       ++with_dropout;
     }
   EXPECT_EQ(with_dropout, 1 + 3 * 24);  // embeddings.ln; attention.core, attention.out, mlp.fc2 of 24 layers
-  for (const Layer& l : zoo_model("vit-b-16")->layers) EXPECT_EQ(l.dropout, 0) << l.name;
+  const LayerGraph vit = *zoo_model("vit-b-16");
+  for (const Layer& l : vit.layers) EXPECT_EQ(l.dropout, 0) << l.name;
 }
 
 TEST(LayerGraphDropout, ALinearsDropoutReadsAndWritesItsOutputAndAMaskEachWay) {
@@ -179,8 +180,9 @@ TEST(LayerGraphLoss, TheForwardHoldsTheLayersOutputsAndTheLossesTensors) {
 TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
   // BERT-base's tensors under fused AdamW after clip_grad_norm_(foreach=True): the norms, six
   // scalar kernels, the scaling, then Adam (add_grad_norm_clipping, the transformers' clipping).
+  const LayerGraph bert = *zoo_model("bert-base");
   std::vector<double> tensors;
-  for (const Layer& l : zoo_model("bert-base")->layers)
+  for (const Layer& l : bert.layers)
     tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
   const std::vector<Operator> ops = layer_graph_optimizer_kernels(LayerModelOptimizer::adam, tensors);
   const Operator* total = find(ops, "grad_norm_total");
