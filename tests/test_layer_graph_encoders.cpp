@@ -119,6 +119,29 @@ TEST(LayerGraphBias, ALinearsBiasIsCastAndItsGradientReducedOverEveryPosition) {
   EXPECT_NE(find(layer_backward_kernels(fc1, &g.layers[0], compiled), "bias_grad"), nullptr);
 }
 
+TEST(LayerGraphBias, BertsDecoderCastsTheTiedWordEmbeddingsAndAddsItsGradientToTheirs) {
+  // BERT-large's masked-LM decoder, 1024 -> 30,522 over 128 tokens, batch 8, bf16 autocast: its
+  // weight is the word embeddings' table, which it casts (6 B an element) and whose gradient it
+  // casts up and adds to the table's (read two fp32, write one); its own parameters are its bias.
+  const LayerGraph bert = *zoo_model("bert-large", {.sequence_length = 128});
+  const auto decoder = std::find_if(bert.layers.begin(), bert.layers.end(),
+                                    [](const Layer& l) { return l.name == "cls.predictions.decoder"; });
+  ASSERT_NE(decoder, bert.layers.end());
+  ASSERT_TRUE(decoder->tied);
+  const double table = 1024.0 * 30522;
+  const LayerGraphRun run = bf16_autocast(8);
+  const std::vector<Operator> f = layer_forward_kernels(*decoder, &*(decoder - 1), run);
+  EXPECT_DOUBLE_EQ(find(f, "weight_cast")->bytes, table * (4 + 2));
+  EXPECT_DOUBLE_EQ(find(f, "bias_cast")->bytes, 30522.0 * (4 + 2));
+  const std::vector<Operator> b = layer_backward_kernels(*decoder, &*(decoder - 1), run);
+  EXPECT_DOUBLE_EQ(find(b, "weight_grad_cast")->bytes, table * (2 + 4));
+  ASSERT_NE(find(b, "tied_grad_sum"), nullptr);
+  EXPECT_DOUBLE_EQ(find(b, "tied_grad_sum")->bytes, 3 * table * 4);
+  EXPECT_DOUBLE_EQ(find(b, "bias_grad")->bytes, 8.0 * 128 * 30522 * 2);
+  // Kept: the logits (2 B) and the table's bf16 cast.
+  EXPECT_DOUBLE_EQ(layer_kept_bytes(*decoder, run), 8.0 * 128 * 30522 * 2 + table * 2);
+}
+
 TEST(LayerGraphAttention, AFusedKernelKeepsItsOutputAndLogSumExpNotTheScores) {
   // 16 heads over 512 tokens of 1024 features, batch 8, bf16: the output (2 B) and one fp32
   // log-sum-exp per query and head; the 16 x 512 x 512 scores are never written.

@@ -94,8 +94,20 @@ bool layout_transposed(const Layer& l, const LayerGraphRun& run) {
          l.in_channels > 0 && !gemm_over_nchw(l);
 }
 
-// A product layer's bias: its second parameter tensor (weight, then bias), 0 without one.
-double bias_elements(const Layer& l) { return l.parameter_tensors.size() == 2 ? l.parameter_tensors[1] : 0; }
+// A product layer's weight and bias, elements: its weight, then its bias tensor, as PyTorch
+// registers them; a tied layer's weight is another layer's (in x out per position), and what it
+// holds is its bias.
+struct ProductParameters {
+  double weight = 0, bias = 0;
+};
+ProductParameters product_parameters(const Layer& l) {
+  if (l.tied) {
+    const double positions = linear_positions(l);
+    return {(l.input_elements / positions) * (l.output_elements / positions), l.parameters};
+  }
+  const double bias = l.parameter_tensors.size() == 2 ? l.parameter_tensors[1] : 0;
+  return {l.parameters - bias, bias};
+}
 
 Operator unaligned(Operator op, double efficiency) {
   op.kernel_efficiency = efficiency;  // measured as a whole: no tile or memory term of its own
@@ -223,8 +235,9 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
     case LayerKind::convolution:
     case LayerKind::linear: {
       // Eager autocast casts the bias by a kernel of its own; Inductor with the weight.
-      const double own_bias_cast = compiled ? 0 : bias_elements(l);
-      if (run.autocast) ops.push_back(streaming("weight_cast", (l.parameters - own_bias_cast) * (4 + e)));
+      const ProductParameters w = product_parameters(l);
+      const double own_bias_cast = compiled ? 0 : w.bias;
+      if (run.autocast) ops.push_back(streaming("weight_cast", (w.weight + w.bias - own_bias_cast) * (4 + e)));
       if (run.autocast && own_bias_cast > 0) ops.push_back(streaming("bias_cast", own_bias_cast * (4 + e)));
       if (run.autocast && (!previous || fp32_input(previous, run))) ops.push_back(streaming("input_cast", in * (4 + e)));
       if (unaligned_channels(l)) {
@@ -324,18 +337,20 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         if (l.kind == LayerKind::convolution) wgrad.tile_utilization *= kConvWgradRate;
         ops.push_back(wgrad);
       }
-      const double own_bias_cast = compiled ? 0 : bias_elements(l), weights = l.parameters - own_bias_cast;
+      const ProductParameters w = product_parameters(l);
+      const double own_bias_cast = compiled ? 0 : w.bias;
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
           ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
         // Eager's unrolled copies; Inductor's vectorized Triton casts run near the streaming rate.
         const MemoryAccess cast = compiled ? MemoryAccess::streaming : MemoryAccess::unrolled;
-        ops.push_back(weight_work(memory_op("weight_grad_cast", cast, weights * (e + 4))));
+        ops.push_back(weight_work(memory_op("weight_grad_cast", cast, (w.weight + w.bias - own_bias_cast) * (e + 4))));
       }
+      // A tied weight's gradient is added to its owner's (the transformers' tied LM head).
+      if (l.tied) ops.push_back(weight_work(streaming("tied_grad_sum", 3 * w.weight * (run.autocast ? 4 : e))));
       // The bias gradient: the output's gradient summed over every position, a reduction of its
       // own (the traced GPT's linears), cast up to the fp32 bias by eager autocast.
-      if (bias_elements(l) > 0)
-        ops.push_back(weight_work(memory_op("bias_grad", MemoryAccess::norm_backward, out * e)));
+      if (w.bias > 0) ops.push_back(weight_work(memory_op("bias_grad", MemoryAccess::norm_backward, out * e)));
       if (run.autocast && own_bias_cast > 0)
         ops.push_back(weight_work(memory_op("bias_grad_cast", MemoryAccess::unrolled, own_bias_cast * (e + 4))));
       break;
@@ -418,6 +433,9 @@ double layer_kept_bytes(const Layer& l, const LayerGraphRun& run) {
   } else if (l.dropout > 0) {
     kept += l.output_elements * n;  // the 1-byte mask (under torch.compile too, as the transformers keep it)
   }
+  // A tied weight's cast, kept for the backward pass (a layer's own weights' casts are counted with
+  // the weights).
+  if (l.tied && run.autocast) kept += product_parameters(l).weight * e;
   return kept;
 }
 

@@ -38,6 +38,9 @@ struct Layer {
   // Training-time dropout on the layer's output, as a probability (0: none); on an attention
   // layer, on its probabilities (Hugging Face's attention_probs_dropout_prob).
   double dropout = 0;
+  // A linear layer whose weight is another layer's (BERT's masked-LM decoder uses the word
+  // embeddings' table): the parameters it holds are its bias.
+  bool tied = false;
   // Its outputs are logits a cross-entropy loss reads (BERT's masked-LM decoder and next-sentence
   // head); a graph with no such layer has its last layer's read (logits_layers).
   bool logits = false;

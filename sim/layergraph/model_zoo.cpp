@@ -260,6 +260,7 @@ LayerGraph bert(const std::string& name, int layers, int hidden, int heads, cons
   t.layer_norm("cls.predictions.ln");
   t.linear("cls.predictions.decoder", hidden, kVocab, false);
   set_parameters(g.layers.back(), {double(kVocab)});  // tied weights: only the decoder's bias is its own
+  g.layers.back().tied = true;
   t.logits();                           // the masked-LM loss over every token's logits
   TokenLayers first(g, 1, hidden);      // the pooler and next-sentence head see the [CLS] token
   first.linear("pooler", hidden, hidden);
