@@ -23,6 +23,14 @@ ComputeModel ComputeModel::with_tensor_clock(double clock) const {
   return m;
 }
 
+std::optional<ComputeModel> ComputeModel::under_power_limit(const KernelClassTimes& t) const {
+  if (t.total_s() <= 0) return std::nullopt;
+  const double share = (t[OperatorKind::gemm] + t[OperatorKind::attention_gemm]) / t.total_s();
+  const double clock = device_->tensor_clock(share);
+  if (clock >= 1) return std::nullopt;
+  return with_tensor_clock(tensor_clock_ * clock);
+}
+
 double ComputeModel::memory_efficiency(const Operator& op) const {
   // A per-kind value (a format-1 calibration's summary) against the table's, and a measured copy.
   const double summary = eff_[op.kind].memory / default_efficiencies()[op.kind].memory;

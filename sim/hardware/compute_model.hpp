@@ -20,6 +20,7 @@
 // unless a calibration measured them.
 #include <array>
 #include <cstddef>
+#include <optional>
 
 #include "device_spec.hpp"
 #include "efficiency_defaults.hpp"
@@ -112,6 +113,10 @@ class ComputeModel {
   // at its power limit (DeviceSpec::tensor_clock).
   ComputeModel with_tensor_clock(double clock) const;
   double tensor_clock() const { return tensor_clock_; }
+  // The model for passes whose kernels took `t` at this one's rates on a GPU held at its power
+  // limit: its tensor cores at the clock that their share of `t` (matmuls and attention) gives
+  // (DeviceSpec::tensor_clock); nullopt when that clock is 1 or nothing ran, nothing to re-price.
+  std::optional<ComputeModel> under_power_limit(const KernelClassTimes& t) const;
   // The fraction of HBM bandwidth a memory-bound operator reaches (before its start-up time).
   double memory_efficiency(const Operator& op) const;
   double peak_flops() const { return peak_flops_; }  // of dense GEMMs at the training precision

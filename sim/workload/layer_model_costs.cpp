@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "bucket_sync.hpp"
 #include "gradient_compression.hpp"
@@ -76,16 +77,14 @@ LayerModelPass priced_pass(const Scenario& s, const ComputeModel& compute) {
 }  // namespace
 
 // A GPU at its power limit runs its tensor cores slower the more of its work they fill
-// (DeviceSpec::tensor_clock), as the transformers' workload_inputs has it: priced at the in-step
-// rate, then again at the clock that the passes' share of matmuls and attention gives.
+// (ComputeModel::under_power_limit), as the transformers' workload_inputs has it: priced at the
+// in-step rate, then again at the clock that the passes' share of matmuls and attention gives.
 LayerModelPass layer_model_pass(const Scenario& s, const ComputeModel& compute) {
   const LayerModelPass p = priced_pass(s, compute);
   KernelClassTimes t = p.forward_classes;
   t += p.backward_classes;
-  if (t.total_s() <= 0) return p;
-  const double share = (t[OperatorKind::gemm] + t[OperatorKind::attention_gemm]) / t.total_s();
-  const double clock = compute.device().tensor_clock(share);
-  return clock < 1 ? priced_pass(s, compute.with_tensor_clock(compute.tensor_clock() * clock)) : p;
+  const std::optional<ComputeModel> slowed = compute.under_power_limit(t);
+  return slowed ? priced_pass(s, *slowed) : p;
 }
 
 namespace {
@@ -105,8 +104,8 @@ LaunchedPasses launched(const LayerModelPass& p) {
   return {sum(p.forward_s) + p.forward_launch_s, sum(p.backward_s) + p.backward_launch_s};
 }
 
-double modelled_single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
-  const LayerModelPass p = layer_model_pass(s, compute);
+// One GPU's step of the pass `p` prices: every micro-batch's passes, then the optimizer.
+double modelled_single_gpu_step_s(const Scenario& s, const LayerModelPass& p) {
   const LaunchedPasses l = launched(p);
   return s.micro_batches_per_replica() * (l.forward_s + l.backward_s) + p.optimizer_s;
 }
@@ -151,9 +150,9 @@ double reference_step_s(const Scenario& s, const ComputeModel& compute, const La
 // The scale at which the reference's GPUs, synchronising as the scenario does, take the step
 // they measured. The step grows with the scale (more compute, and buckets ready later), so
 // bisection finds it; none exists when the communication alone outlasts the measured step.
-double multi_gpu_reference_scale(const Scenario& s, const ComputeModel& compute, double measured_s) {
-  const LayerModelPass p = layer_model_pass(s, compute);
-  const double modelled_s = modelled_single_gpu_step_s(s, compute);
+double multi_gpu_reference_scale(const Scenario& s, const ComputeModel& compute, const LayerModelPass& p,
+                                 double measured_s) {
+  const double modelled_s = modelled_single_gpu_step_s(s, p);
   if (!(modelled_s > 0)) return 1;
   double low = 0, high = measured_s / modelled_s;  // compute alone at `high` takes the measured step
   const double communication_s = reference_step_s(s, compute, p, 0);
@@ -169,19 +168,25 @@ double multi_gpu_reference_scale(const Scenario& s, const ComputeModel& compute,
   return (low + high) / 2;
 }
 
-}  // namespace
-
-double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
+// reference_compute_scale for the pass `p` the scenario's layers price to, priced once by the caller.
+double reference_scale(const Scenario& s, const ComputeModel& compute, const LayerModelPass& p) {
   if (!s.reference) return 1;
   const double samples_per_gpu = double(s.micro_batches_per_replica()) * s.training.micro_batch;
   const double measured_s = samples_per_gpu * s.reference->gpus / s.reference->samples_per_s;
-  if (s.reference->gpus > 1) return multi_gpu_reference_scale(s, compute, measured_s);
-  const double modelled_s = modelled_single_gpu_step_s(s, compute);
+  if (s.reference->gpus > 1) return multi_gpu_reference_scale(s, compute, p, measured_s);
+  const double modelled_s = modelled_single_gpu_step_s(s, p);
   return modelled_s > 0 ? measured_s / modelled_s : 1;
 }
 
+}  // namespace
+
+double reference_compute_scale(const Scenario& s, const ComputeModel& compute) {
+  return s.reference ? reference_scale(s, compute, layer_model_pass(s, compute)) : 1;
+}
+
 double single_gpu_step_s(const Scenario& s, const ComputeModel& compute) {
-  return modelled_single_gpu_step_s(s, compute) * reference_compute_scale(s, compute);
+  const LayerModelPass p = layer_model_pass(s, compute);
+  return modelled_single_gpu_step_s(s, p) * reference_scale(s, compute, p);
 }
 
 std::vector<GradientBucket> ddp_gradient_buckets(const LayerGraph& g, const std::vector<double>& backward_s,
@@ -235,7 +240,7 @@ double layer_model_flops_per_iteration(const Scenario& s) {
 WorkloadInputs layer_model_workload_inputs(const Scenario& s, const ComputeModel& compute) {
   const LayerGraph& g = s.layer_model->graph;
   const LayerModelPass p = layer_model_pass(s, compute);
-  const double scale = reference_compute_scale(s, compute);
+  const double scale = reference_scale(s, compute, p);
   const LaunchedPasses l = launched(p);
   WorkloadInputs in;
   in.micro_batches = s.micro_batches_per_replica();

@@ -2,6 +2,7 @@
 // collectives each pass needs (Megatron-LM's placement of TP, SP, CP, EP and ZeRO-3 traffic).
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include "launch_model.hpp"
@@ -290,10 +291,8 @@ WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
   KernelClassTimes t;
   for (const std::vector<StagePass>* passes : {&in.forward, &in.backward})
     for (const StagePass& pass : *passes) t += pass.classes;
-  if (t.total_s() <= 0) return in;
-  const double share = (t[OperatorKind::gemm] + t[OperatorKind::attention_gemm]) / t.total_s();
-  const double clock = compute.device().tensor_clock(share);
-  return clock < 1 ? priced_inputs(s, compute.with_tensor_clock(compute.tensor_clock() * clock)) : in;
+  const std::optional<ComputeModel> slowed = compute.under_power_limit(t);
+  return slowed ? priced_inputs(s, *slowed) : in;
 }
 
 KernelClassTimes iteration_kernel_classes(const Scenario& s, const ComputeModel& compute) {
