@@ -7,6 +7,8 @@
 #include <string>
 
 #include "kineto_trace.hpp"
+#include "device_spec.hpp"
+#include "layer_graph_builder.hpp"
 #include "layer_graph_kernels.hpp"
 #include "layer_model_costs.hpp"
 #include "resolved_scenario.hpp"
@@ -88,6 +90,28 @@ TEST(MemoryFormat, NchwResNet50MatchesTheA100TracesBatchNormAndMemoryBoundKernel
   const Scenario nhwc = traced_resnet(dir, "channels_last");
   EXPECT_GT(kernels_named(nchw, compute, "input_to_nhwc"), 0);
   EXPECT_EQ(kernels_named(nhwc, compute, "input_to_nhwc") + kernels_named(nhwc, compute, "grad_layout_transposes"), 0);
+}
+
+// A 1x1 convolution of stride 1 runs as a GEMM over NCHW maps as they lie, its bias or not: its
+// width n is its output channels, 16 here, not (weights + bias) / k = (8 x 16 + 16) / 8 = 18, which
+// would not divide the map and would have it copied to NHWC as a 3x3 one is.
+TEST(MemoryFormat, ABiasedOneByOneConvolutionNeedsNoLayoutCopies) {
+  LayerGraph g{"convs", "image", {}};
+  ImageLayers image(g, {8, 32, 32});
+  image.conv("pointwise", 16, 1, 1, 0, /*bias=*/true);
+  image.conv("spatial", 16, 3, 1, 1, /*bias=*/true);
+  LayerGraphRun run;
+  run.samples = 4;
+  run.channels_last = false;
+  run.device = find_device("a100-80gb-sxm");  // tensor cores for bf16: NCHW maps copied where needed
+  const auto copies = [&](const Layer& l, const Layer* previous) {
+    int n = 0;
+    for (const auto& ops : {layer_forward_kernels(l, previous, run), layer_backward_kernels(l, previous, run)})
+      for (const Operator& op : ops) n += op.access == MemoryAccess::layout_transpose;
+    return n;
+  };
+  EXPECT_EQ(copies(g.layers[0], nullptr), 0);
+  EXPECT_GT(copies(g.layers[1], &g.layers[0]), 0);
 }
 
 // Which BatchNorm runs follows PyTorch's _select_batch_norm_backend: cuDNN's for fp32 and for fp16

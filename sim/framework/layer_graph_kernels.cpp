@@ -20,22 +20,38 @@ Operator weight_work(Operator op) {
   return op;
 }
 
-// A convolution's implicit-GEMM widths from its counts: k = input channels x kernel area
-// (multiply-accumulates per output element), n = output channels (weights / k); 0 without MACs.
-struct ConvWidths {
-  double k = 0, n = 0;
-};
-ConvWidths conv_widths(const Layer& l) {
-  const double k = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
-  return {k, k > 0 ? std::max(1.0, std::round(l.parameters / k)) : 0};
-}
-
 // A linear layer's positions per sample (a sequence's tokens, 1 for an image's head): it maps
 // positions x in to positions x out, so positions = (in x out) / MACs; 1 for other layers.
 double linear_positions(const Layer& l) {
   if (l.kind != LayerKind::linear || l.input_elements <= 0 || l.output_elements <= 0) return 1;
   const double in_out = l.forward_macs > 0 ? l.forward_macs : l.input_elements * l.output_elements;
   return std::max(1.0, std::round(l.input_elements * l.output_elements / in_out));
+}
+
+// A product layer's weight and bias, elements: its weight, then its bias tensor, as PyTorch
+// registers them; a tied layer's weight is another layer's (in x out per position), and what it
+// holds is its bias.
+struct ProductParameters {
+  double weight = 0, bias = 0;
+};
+ProductParameters product_parameters(const Layer& l) {
+  if (l.tied) {
+    const double positions = linear_positions(l);
+    return {(l.input_elements / positions) * (l.output_elements / positions), l.parameters};
+  }
+  const double bias = l.parameter_tensors.size() == 2 ? l.parameter_tensors[1] : 0;
+  return {l.parameters - bias, bias};
+}
+
+// A convolution's implicit-GEMM widths from its counts: k = input channels x kernel area
+// (multiply-accumulates per output element), n = output channels (weights / k, the bias left out);
+// 0 without MACs.
+struct ConvWidths {
+  double k = 0, n = 0;
+};
+ConvWidths conv_widths(const Layer& l) {
+  const double k = l.output_elements > 0 ? l.forward_macs / l.output_elements : 0;
+  return {k, k > 0 ? std::max(1.0, std::round(product_parameters(l).weight / k)) : 0};
 }
 
 // A product layer as the GEMM it runs: a linear layer [samples x in] x [in x out] over each
@@ -92,21 +108,6 @@ bool tensor_core_convolutions(const LayerGraphRun& run) {
 bool layout_transposed(const Layer& l, const LayerGraphRun& run) {
   return !run.channels_last && tensor_core_convolutions(run) && l.kind == LayerKind::convolution &&
          l.in_channels > 0 && !gemm_over_nchw(l);
-}
-
-// A product layer's weight and bias, elements: its weight, then its bias tensor, as PyTorch
-// registers them; a tied layer's weight is another layer's (in x out per position), and what it
-// holds is its bias.
-struct ProductParameters {
-  double weight = 0, bias = 0;
-};
-ProductParameters product_parameters(const Layer& l) {
-  if (l.tied) {
-    const double positions = linear_positions(l);
-    return {(l.input_elements / positions) * (l.output_elements / positions), l.parameters};
-  }
-  const double bias = l.parameter_tensors.size() == 2 ? l.parameter_tensors[1] : 0;
-  return {l.parameters - bias, bias};
 }
 
 Operator unaligned(Operator op, double efficiency) {
