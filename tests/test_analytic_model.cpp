@@ -102,6 +102,25 @@ TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {
   EXPECT_EQ(bytes.count(CollectiveKind::all_reduce), 0u);
 }
 
+// ZeRO-3 gathers and reduces unit by unit, as FSDP wraps the model: each of the 8 layers (12 h^2
+// weights) in a call of its own, and the root's embedding and positions ((32000 + 1024) h) in one
+// more; each pass of the 2 micro-batches makes every call once.
+TEST(ZeroVolume, StageThreeGathersEachLayerAsAUnitOfItsOwn) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 3;
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  const double h = 1024, layer = 12 * h * h, root = (32000 + 1024) * h;
+  using Calls = std::map<std::pair<CollectiveKind, double>, int>;  // by kind and bytes a call
+  Calls calls;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") calls[{t.collective, t.bytes}] += t.calls;
+  EXPECT_EQ(calls, (Calls{{{CollectiveKind::all_gather, 2 * layer}, 2 * 2 * 8},
+                          {{CollectiveKind::all_gather, 2 * root}, 2 * 2},
+                          {{CollectiveKind::reduce_scatter, 4 * layer}, 2 * 8},
+                          {{CollectiveKind::reduce_scatter, 4 * root}, 2}}));
+}
+
 // FSDP prefetch issues the all-gathers beside the compute; without it every pass waits for its
 // gathers, so the simulated iteration grows by their time: per micro-batch one forward and one
 // backward gather of 2 psi bytes over 8 GPUs, which the engine charges as exposed dp time.

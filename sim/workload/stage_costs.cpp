@@ -154,10 +154,14 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 
 // ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched beside the compute unless
 // fsdp_prefetch is off: then each pass waits for its gathers); the backward also reduce-scatters
-// its gradients, beside the compute.
+// its gradients, beside the compute. One all-gather and one reduce-scatter per unit: each
+// transformer layer is a unit of its own, and the embedding and LM head are the root's, as
+// TorchTitan (fully_shard on each block, then on the model) and llm-foundry (FSDP1 wrapping each
+// MPTBlock) shard them; so each unit's call pays the collective's latency.
 void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
+  const int layers = layers_in_chunk(s, chunk);
   const double grad_bytes = gradient_element_bytes(s);
   const struct {
     GroupRole group;
@@ -165,10 +169,16 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   } parts[] = {{GroupRole::dp, params.dense, params.embedding}, {GroupRole::expert_dp, params.expert, 0}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
   for (const auto& [group, count, embedding] : parts) {
-    const double gathered = weight_gather_bytes(s, count, embedding, r.elem_bytes);
-    add(c.forward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
-    add(c.backward, group, CollectiveKind::all_gather, 1, gathered, prefetch);
-    add(c.backward, group, CollectiveKind::reduce_scatter, 1, count * grad_bytes, true);
+    const struct {
+      int calls;
+      double count, embedding;
+    } units[] = {{layers, (count - embedding) / std::max(1, layers), 0}, {1, embedding, embedding}};
+    for (const auto& unit : units) {
+      const double gathered = weight_gather_bytes(s, unit.count, unit.embedding, r.elem_bytes);
+      add(c.forward, group, CollectiveKind::all_gather, unit.calls, gathered, prefetch);
+      add(c.backward, group, CollectiveKind::all_gather, unit.calls, gathered, prefetch);
+      add(c.backward, group, CollectiveKind::reduce_scatter, unit.calls, unit.count * grad_bytes, true);
+    }
   }
 }
 
