@@ -281,6 +281,29 @@ TEST(TensorParallelVolume, SequenceParallelHidesTheColumnLinearsBackwardCollecti
   }
 }
 
+// PyTorch's async TP (torch_compile with tp_comm_overlap): Inductor fuses every forward
+// all-gather and reduce-scatter with its matmuls, and the backward's all-gathers; a backward
+// reduce-scatter only where one matmul produced the gradient it scatters. The GPT-like small
+// model (one QKV projection, GELU MLP) hides all of them; written as Llama (Q, K, V apart, SwiGLU's
+// gate and up) both input gradients per layer are sums, reduce-scattered as vanilla TP does:
+// 2 L of the 4 L + 2 reduce-scatters per micro-batch wait, the 2 outside the layers as before.
+TEST(TensorParallelVolume, AsyncTpLeavesTheReduceScattersOfSummedGradientsExposed) {
+  Scenario s = small_gpt(2, 1, 4);
+  s.training.framework = Framework::torch_compile;
+  s.parallelism.sequence_parallel = true;
+  s.parallelism.tp_comm_overlap = true;
+  const double L = 8, m = 32 / (4 * 2), th = 2 * 1024 * 1024.0 * 2;  // 2 x 1024 tokens x h, 2 bytes
+  auto bytes = tensor_parallel_bytes(s);
+  EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, true}), m * 4 * L * th);
+  EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, false}), m * 2 * th);
+  s.model.mlp = MlpKind::swiglu;
+  s.model.fused_qkv = false;
+  bytes = tensor_parallel_bytes(s);
+  EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, true}), m * 2 * L * th);
+  EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::reduce_scatter, false}), m * (2 * L + 2) * th);
+  EXPECT_DOUBLE_EQ(bytes.at({CollectiveKind::all_gather, true}), m * 4 * L * th);
+}
+
 // recompute_layers (Megatron-LM's block method): with 4 of the 8 layers recomputed the backward
 // pass's kernels do half the extra work of recomputing all of them; the activations keep 4 layers' inputs
 // (f each) and 4 layers' whole activations (n each), plus the one layer rematerialised at a time

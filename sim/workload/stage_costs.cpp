@@ -105,6 +105,15 @@ bool async_tp_fuses_all_gathers(const Scenario& s) {
   return !(s.training.precision == Precision::fp8 && s.training.fp8_recipe == Fp8Recipe::rowwise);
 }
 
+// Inductor fuses a reduce-scatter with the one matmul whose output it scatters, and only then
+// (torch/_inductor/fx_passes/micro_pipeline_tp.py, fuse_matmul_reduce_scatter: its input must be
+// an mm). In the backward pass a block's input gradient is the sum of the input gradients of every
+// linear that reads the block's input: Q, K and V unless fused into one, SwiGLU's gate and up,
+// a MoE layer's router and experts. Those sums are reduce-scattered as vanilla TP does, per layer.
+int async_tp_unfused_backward_reduce_scatters(const RankShape& r) {
+  return (r.fused_qkv ? 0 : 1) + (r.mlp == MlpKind::swiglu || r.moe.enabled() ? 1 : 0);
+}
+
 // Tensor parallelism: per layer 2 all-reduces of the activation in each direction (after the
 // attention projection and the MLP; their input gradients in backward), or with sequence
 // parallelism 2 all-gathers + 2 reduce-scatters of the same tensor. Full recompute redoes the
@@ -121,11 +130,12 @@ void add_tensor_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
   if (r.sequence_parallel) {
     const double gather = tp_gather_bytes(s, r, bytes);
     const bool gathers_overlap = overlap && async_tp_fuses_all_gathers(s);
-    for (const auto& [kind, size, hidden] : {std::tuple{CollectiveKind::all_gather, gather, gathers_overlap},
-                                             std::tuple{CollectiveKind::reduce_scatter, bytes, overlap}}) {
-      add(c.forward, GroupRole::tp, kind, forward_calls, size, hidden);
-      add(c.backward, GroupRole::tp, kind, backward_calls, size, hidden);
-    }
+    const int unfused = overlap ? layers * async_tp_unfused_backward_reduce_scatters(r) : 0;
+    add(c.forward, GroupRole::tp, CollectiveKind::all_gather, forward_calls, gather, gathers_overlap);
+    add(c.backward, GroupRole::tp, CollectiveKind::all_gather, backward_calls, gather, gathers_overlap);
+    add(c.forward, GroupRole::tp, CollectiveKind::reduce_scatter, forward_calls, bytes, overlap);
+    add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, backward_calls - unfused, bytes, overlap);
+    add(c.backward, GroupRole::tp, CollectiveKind::reduce_scatter, unfused, bytes, false);
   } else {
     add(c.forward, GroupRole::tp, CollectiveKind::all_reduce, forward_calls, bytes, overlap);
     add(c.backward, GroupRole::tp, CollectiveKind::all_reduce, backward_calls, bytes, overlap);
