@@ -167,7 +167,8 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 // its gradients, beside the compute. One all-gather and one reduce-scatter per unit: each
 // transformer layer is a unit of its own, and the embedding and LM head are the root's, as
 // TorchTitan (fully_shard on each block, then on the model) and llm-foundry (FSDP1 wrapping each
-// MPTBlock) shard them; so each unit's call pays the collective's latency.
+// MPTBlock) shard them; so each unit's call pays the collective's latency. The units are priced
+// as calls of their mean size, one task per kind: the bytes and the calls are the units' own.
 void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
@@ -179,16 +180,11 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   } parts[] = {{GroupRole::dp, params.dense, params.embedding}, {GroupRole::expert_dp, params.expert, 0}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
   for (const auto& [group, count, embedding] : parts) {
-    const struct {
-      int calls;
-      double count, embedding;
-    } units[] = {{layers, (count - embedding) / std::max(1, layers), 0}, {1, embedding, embedding}};
-    for (const auto& unit : units) {
-      const double gathered = weight_gather_bytes(s, unit.count, unit.embedding, r.elem_bytes);
-      add(c.forward, group, CollectiveKind::all_gather, unit.calls, gathered, prefetch);
-      add(c.backward, group, CollectiveKind::all_gather, unit.calls, gathered, prefetch);
-      add(c.backward, group, CollectiveKind::reduce_scatter, unit.calls, unit.count * grad_bytes, true);
-    }
+    const int units = std::max(1, layers) + (embedding > 0 ? 1 : 0);
+    const double gathered = weight_gather_bytes(s, count / units, embedding / units, r.elem_bytes);
+    add(c.forward, group, CollectiveKind::all_gather, units, gathered, prefetch);
+    add(c.backward, group, CollectiveKind::all_gather, units, gathered, prefetch);
+    add(c.backward, group, CollectiveKind::reduce_scatter, units, count / units * grad_bytes, true);
   }
 }
 
