@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <tuple>
 
 #include "launch_model.hpp"
 #include "layer_model_costs.hpp"
