@@ -176,7 +176,7 @@ TEST(LayerGraphLoss, BertsLossReadsBothHeadsEveryTokensVocabularyAndTheNextSente
   const std::vector<Operator> f = loss_forward_kernels(bert, bf16_autocast(32));
   std::vector<double> upcasts;
   for (const Operator& op : f)
-    if (op.name == "logits_upcast") upcasts.push_back(op.bytes);
+    if (std::string(op.name) == "logits_upcast") upcasts.push_back(op.bytes);
   ASSERT_EQ(upcasts.size(), 2u);
   EXPECT_DOUBLE_EQ(upcasts[0], 32.0 * 128 * 30522 * (2 + 4));
   EXPECT_DOUBLE_EQ(upcasts[1], 32.0 * 2 * (2 + 4));
