@@ -134,6 +134,27 @@ TEST(LayerModelTraining, OneGpuTakesTheMeasuredReferenceStep) {
   EXPECT_EQ(rep.model_flops, 6 * 1e12 * 64);  // 6 FLOPs per multiply-accumulate, forward and backward
 }
 
+// A GPU at its power limit slows its tensor cores once: two large linears on one H100 (their
+// passes nearly all GEMM) take, as the engine runs them, the step single_gpu_step_s prices from
+// layer_model_pass, whose passes are already at the clock their share gives; the workload does
+// not slow them again.
+TEST(LayerModelTraining, AGemmBoundGraphRunsAtThePowerLimitClockOnce) {
+  Scenario s = two_linear_on_two_nodes(64);
+  s.reference.reset();
+  s.parallelism.dp = 1;
+  s.training.global_batch = 64;
+  s.training.precision = Precision::bf16;
+  s.cluster.gpu = "h100-sxm";
+  s.cluster.nodes = 1;
+  const ComputeModel compute = resolve_scenario(s).compute;
+  const LayerModelPass p = layer_model_pass(s, compute);
+  KernelClassTimes passes = p.forward_classes;
+  passes += p.backward_classes;
+  ASSERT_TRUE(compute.under_power_limit(passes).has_value());  // the clock does drop
+  const double step_s = single_gpu_step_s(s, compute);
+  EXPECT_NEAR(simulate(s).engine.iteration_s, step_s, 1e-9 * step_s);
+}
+
 TEST(LayerModelTraining, TheFirstBucketHidesBehindTheBackwardAndTheLastIsExposed) {
   // Two GPUs, one per node, 0.5 s of compute per step. Backward runs layer b, then a: b's 2 GB bucket
   // all-reduces while a's backward computes (slowing it by the SM share of the collective's

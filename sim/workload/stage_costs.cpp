@@ -258,7 +258,6 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
 namespace {
 
 WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
-  if (s.layer_model) return layer_model_workload_inputs(s, compute);
   const ParallelismConfig& p = s.parallelism;
   const RankShape r = rank_shape(s);
   WorkloadInputs in;
@@ -300,8 +299,10 @@ WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
 // A GPU at its power limit runs its tensor cores slower the more of its work they fill
 // (DeviceSpec::tensor_clock): priced once at the in-step rate, then again at the clock that the
 // share of matmuls and attention in its passes gives (the steady state that sets its power; the
-// optimizer step, once per iteration, left out).
+// optimizer step, once per iteration, left out). A layer model's passes come at that clock from
+// layer_model_pass already.
 WorkloadInputs workload_inputs(const Scenario& s, const ComputeModel& compute) {
+  if (s.layer_model) return layer_model_workload_inputs(s, compute);
   const WorkloadInputs in = priced_inputs(s, compute);
   KernelClassTimes t;
   for (const std::vector<StagePass>* passes : {&in.forward, &in.backward})
