@@ -7,6 +7,7 @@
 
 #include "device_spec.hpp"
 #include "efficiency_defaults.hpp"
+#include "scenario_consistency.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
 #include "workload_builder.hpp"
@@ -65,35 +66,51 @@ TEST(ExpertParallelTraffic, DispatchAndCombineAllToAllsOfTheRoutedTokens) {
   EXPECT_EQ(bytes_on(s, "ep").count(CollectiveKind::all_to_all), 0u);
 }
 
-// GPT-3 13B on 8 H100 with tp 8, m = 4: each pass computes longer than its TP collectives take,
-// so with tp_comm_overlap the iteration is the compute alone (within 0.5%: the embedding's and
-// LM head's collectives stay exposed); without, compute plus collectives.
+// GPT-3 13B on 8 H100 with tp 8 and sequence parallelism (Megatron refuses tp_comm_overlap
+// without it), m = 4. Without tp_comm_overlap only the backward's collectives beside the
+// column-parallel GEMMs are hidden; with it every layer's are, and what stays exposed is the
+// embedding's and LM head's collectives and the backward's hidden ones where they outlast its GEMMs.
 TEST(TensorParallelOverlap, HidesTheCollectivesBehindLongerCompute) {
   Scenario s = on_one_h100_node("gpt3-13b", 8, 1, 1, 1, 4);
+  s.parallelism.sequence_parallel = true;
   const SimulationResult plain = simulate(s);
   const RankTimes& r = plain.engine.ranks[0];
   EXPECT_NEAR(plain.engine.iteration_s, r.compute_s + r.communication_s, 1e-6 * plain.engine.iteration_s);
-  ASSERT_GT(r.communication_s, 0.05 * r.compute_s);  // enough to see it vanish
+  ASSERT_GT(r.communication_s, 0.05 * r.compute_s);  // enough to see it shrink
 
   s.parallelism.tp_comm_overlap = true;
   const SimulationResult overlapped = simulate(s);
-  // What stays: the compute, slowed by the SMs the hidden collectives hold while they run
-  // (24 of the H100's 132), and the blocking embedding and LM-head collectives.
   const RankTimes& o = overlapped.engine.ranks[0];
+  EXPECT_NEAR(overlapped.engine.iteration_s, o.compute_s + o.communication_s, 1e-6 * overlapped.engine.iteration_s);
+  // The compute is slowed by the SMs hidden collectives hold while they run (24 of the H100's 132).
   const double share = 24.0 / 132;
-  EXPECT_NEAR(overlapped.engine.iteration_s, r.compute_s + share * o.communication_by_kind.at("tp").hidden_s() +
-                                                 o.communication_s, 0.005 * r.compute_s);
-  EXPECT_LT(o.communication_s, 0.1 * r.communication_s);
+  const double unslowed_s = r.compute_s - share * r.communication_by_kind.at("tp").hidden_s();
+  EXPECT_NEAR(o.compute_s, unslowed_s + share * o.communication_by_kind.at("tp").hidden_s(), 0.005 * unslowed_s);
+  EXPECT_LT(o.communication_s, 0.2 * r.communication_s);
   const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-  // Every layer's 2 + 2 all-reduces of each micro-batch overlap; the embedding's and the LM
-  // head's (one each per micro-batch) stay blocking, as Megatron's TP overlap covers layers only.
+  // Per layer and micro-batch, 2 all-gathers and 2 reduce-scatters forward; backward, the 2
+  // all-gathers of the gradients entering the row-parallel outputs, and beside the column-parallel
+  // GEMMs the inputs' 2 all-gathers again and the input gradients' 2 reduce-scatters: all 10
+  // overlap. The embedding's reduce-scatter and the LM head's all-gather and reduce-scatter (one
+  // each per micro-batch) stay blocking, as Megatron's TP overlap covers layers only.
   const Workload w = build_workload(s, compute);
   int overlapped_calls = 0, blocking_calls = 0;
   for (const Task& t : w.ranks[0].tasks)
     if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
       (t.overlapped ? overlapped_calls : blocking_calls) += t.calls;
-  EXPECT_EQ(overlapped_calls, 4 /*m*/ * 40 /*layers*/ * (2 + 2));
-  EXPECT_EQ(blocking_calls, 4 * 2);
+  EXPECT_EQ(overlapped_calls, 4 /*m*/ * 40 /*layers*/ * (4 + 6));
+  EXPECT_EQ(blocking_calls, 4 * 3);
+}
+
+// Megatron-LM and PyTorch's async TP overlap only the collectives of sequence parallelism.
+TEST(TensorParallelOverlap, IsRefusedWithoutSequenceParallelism) {
+  Scenario s = on_one_h100_node("gpt3-13b", 8, 1, 1, 1, 4);
+  s.parallelism.tp_comm_overlap = true;
+  const InputErrorInfo e = test::error_of([&] { check_scenario_consistency(s); });
+  EXPECT_EQ(e.field, "parallelism.tp_comm_overlap");
+  EXPECT_EQ(e.found, "true with sequence_parallel false");
+  s.parallelism.sequence_parallel = true;
+  EXPECT_NO_THROW(check_scenario_consistency(s));
 }
 
 // PyTorch's async TP (TorchTitan's Llama under torch.compile, sequence parallel) hides every

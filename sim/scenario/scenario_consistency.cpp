@@ -192,6 +192,17 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
          fmt::format("1 with zero_stage {} and framework {}", p.zero_stage, to_string(s.training.framework)));
 }
 
+// Megatron-LM refuses --tp-comm-overlap without --sequence-parallel ("Tensor parallel
+// communication/GEMM overlap can happen only when sequence parallelism is enabled", its
+// arguments.py), and PyTorch's async TP fuses the all-gathers and reduce-scatters of sequence
+// parallelism: neither overlaps a plain TP all-reduce.
+void check_tensor_parallel_options(const Scenario& s, const Fail& fail) {
+  const ParallelismConfig& p = s.parallelism;
+  if (p.tp_comm_overlap && !p.sequence_parallel)
+    fail("parallelism.tp_comm_overlap", "false unless parallelism.sequence_parallel is true",
+         "true with sequence_parallel false");
+}
+
 // Context parallelism splits every sequence into 2*cp chunks (two per rank, so that causal
 // attention work balances); expert parallelism splits each data-parallel group's experts.
 void check_context_and_expert_split(const Scenario& s, const Fail& fail) {
@@ -414,6 +425,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_attention_varlen(s, fail);
   check_cross_entropy(s, fail);
   check_data_parallel_options(s, fail);
+  check_tensor_parallel_options(s, fail);
   check_context_and_expert_split(s, fail);
   check_device(s, fail);
   check_events(s.events, s.cluster.topology, s.cluster.nodes, s.gpu_count(), fail);
