@@ -161,13 +161,27 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
   add(c.backward, GroupRole::ep, CollectiveKind::all_to_all, 2 * layers + recompute, bytes, false);
 }
 
+// ZeRO-3 / FSDP units of one parameter group of a chunk: each transformer layer is a unit of its
+// own, and the embedding and LM head are the root's, as TorchTitan (fully_shard on each block,
+// then on the model) and llm-foundry (FSDP1 wrapping each MPTBlock) shard them.
+int fsdp_units(int layers, double embedding_parameters) {
+  return std::max(1, layers) + (embedding_parameters > 0 ? 1 : 0);
+}
+
+// The units the backward gathers again. PyTorch's FSDP keeps one gathered from its forward to its
+// backward: FSDP1 never frees the root's parameters after its forward (_runtime_utils.py,
+// _post_forward_reshard: "Do not free the root's parameters in the post-forward for FULL_SHARD"),
+// FSDP2 likewise (_fsdp_state.py, _lazy_init: "For the root, do not reshard after forward"), and
+// TorchTitan does not reshard its last block either (counted as the one unit).
+int fsdp_backward_gathers(const Scenario& s, int units) {
+  return s.training.framework != Framework::megatron && units > 1 ? units - 1 : units;
+}
+
 // ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched beside the compute unless
 // fsdp_prefetch is off: then each pass waits for its gathers); the backward also reduce-scatters
-// its gradients, beside the compute. One all-gather and one reduce-scatter per unit: each
-// transformer layer is a unit of its own, and the embedding and LM head are the root's, as
-// TorchTitan (fully_shard on each block, then on the model) and llm-foundry (FSDP1 wrapping each
-// MPTBlock) shard them; so each unit's call pays the collective's latency. The units are priced
-// as calls of their mean size, one task per kind: the bytes and the calls are the units' own.
+// its gradients, beside the compute. One all-gather and one reduce-scatter per unit, so each
+// unit's call pays the collective's latency. The units are priced as calls of their mean size,
+// one task per kind: the bytes and the calls are the units' own.
 void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (s.parallelism.zero_stage < 3) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
@@ -179,10 +193,10 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
   } parts[] = {{GroupRole::dp, params.dense, params.embedding}, {GroupRole::expert_dp, params.expert, 0}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
   for (const auto& [group, count, embedding] : parts) {
-    const int units = std::max(1, layers) + (embedding > 0 ? 1 : 0);
+    const int units = fsdp_units(layers, embedding);
     const double gathered = weight_gather_bytes(s, count / units, embedding / units, r.elem_bytes);
     add(c.forward, group, CollectiveKind::all_gather, units, gathered, prefetch);
-    add(c.backward, group, CollectiveKind::all_gather, units, gathered, prefetch);
+    add(c.backward, group, CollectiveKind::all_gather, fsdp_backward_gathers(s, units), gathered, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, units, count / units * grad_bytes, true);
   }
 }
@@ -191,8 +205,8 @@ void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk)
 // (torch/distributed/fsdp). FSDP1 (_runtime_utils.py, _post_backward_hook and _reduce_grad)
 // casts each unsharded gradient to the reduce dtype and pre-divides it by its factor (> 1 for
 // any dp > 1) before the reduce-scatter. FSDP2 (_fsdp_collectives.py) copies each all-gather's
-// output into the parameters (foreach_all_gather_copy_out), forward and, resharded after it,
-// backward, and the gradients into the reduce-scatter's input in the reduce dtype
+// output into the parameters (foreach_all_gather_copy_out), forward and, for the units resharded
+// after it, backward, and the gradients into the reduce-scatter's input in the reduce dtype
 // (foreach_reduce_scatter_copy_in). Both run those on side streams beside the backward's GEMMs
 // at times, taking the SMs and bandwidth the GEMMs lose; priced as the pass's own kernels.
 void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk, const ComputeModel& compute,
@@ -205,12 +219,19 @@ void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int 
     if (w != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (w + reduce)));
     backward.push_back(memory_op("fsdp_grad_predivide", MemoryAccess::streaming, p * 2 * reduce));
   } else {
-    // What the all-gathers brought, both groups as add_zero3 gathers them.
-    const double gathered =
-        weight_gather_bytes(s, params.dense, params.embedding, w) + weight_gather_bytes(s, params.expert, 0, w);
-    const Operator copy_out = memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * gathered);
-    add(c.forward, {copy_out}, compute, host_s, 1);
-    if (s.parallelism.zero_stage >= 3) backward.push_back(copy_out);
+    // What the all-gathers brought, both groups as add_zero3 gathers them; in the backward, of
+    // the units gathered again.
+    const double dense = weight_gather_bytes(s, params.dense, params.embedding, w),
+                 expert = weight_gather_bytes(s, params.expert, 0, w);
+    add(c.forward, {memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * (dense + expert))}, compute,
+        host_s, 1);
+    if (s.parallelism.zero_stage >= 3) {
+      const int layers = layers_in_chunk(s, chunk), dense_units = fsdp_units(layers, params.embedding),
+                expert_units = fsdp_units(layers, 0);
+      const double again = dense * fsdp_backward_gathers(s, dense_units) / dense_units +
+                           expert * fsdp_backward_gathers(s, expert_units) / expert_units;
+      backward.push_back(memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * again));
+    }
     backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (w + reduce)));
   }
   add(c.backward, backward, compute, host_s, 1);
