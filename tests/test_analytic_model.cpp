@@ -90,6 +90,29 @@ TEST(ZeroVolume, StagesOneAndTwoReduceScatterGradientsAndAllGatherWeights) {
   }
 }
 
+// ZeRO-2 under PyTorch is FSDP's SHARD_GRAD_OP: every micro-batch's forward gathers the 9 units
+// (kept unsharded until their backward frees them) and its backward reduce-scatters them, m (2 + 4)
+// psi with m = 2; nothing after the backward or the optimizer step, unlike Megatron's distributed
+// optimizer above.
+TEST(ZeroVolume, FsdpStageTwoGathersEachForwardAndReducesEachBackward) {
+  Scenario s = small_gpt(1, 1, 8);
+  s.parallelism.zero_stage = 2;
+  s.training.framework = Framework::pytorch;
+  const double psi = small_gpt_parameters(), m = 2;
+  const auto bytes = data_parallel_bytes(s);
+  ASSERT_EQ(bytes.size(), 2u);
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), m * 2 * psi);
+  EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), m * 4 * psi);
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  std::map<std::pair<CollectiveKind, Phase>, int> calls;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") calls[{t.collective, t.phase}] += t.calls;
+  EXPECT_EQ(calls.size(), 2u);
+  EXPECT_EQ((calls[{CollectiveKind::all_gather, Phase::forward}]), m * 9);
+  EXPECT_EQ((calls[{CollectiveKind::reduce_scatter, Phase::backward}]), m * 9);
+}
+
 // ZeRO-3: every micro-batch all-gathers the weights for its forward and again for its backward,
 // and reduce-scatters its gradients: m (2 + 2 + 4) psi, m = 32 / (8 x 2) = 2 micro-batches.
 TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {

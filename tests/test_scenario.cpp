@@ -509,6 +509,8 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
             "true with zero_stage 1 and overlap_grad_reduce false");  // Megatron-LM asserts it
   EXPECT_TRUE(loaded("", ", zero_stage: 1, overlap_grad_reduce: true, overlap_param_gather: true")
                   .parallelism.overlap_param_gather);
+  expect_error(error(", framework: pytorch", ", zero_stage: 2, overlap_grad_reduce: true, overlap_param_gather: true"),
+               4, "parallelism.overlap_param_gather", "true with framework pytorch");  // FSDP gathers each forward
   expect_error(error("", ", zero_stage: 3, fp8_weight_all_gather: true"), 4, "parallelism.fp8_weight_all_gather",
                "true with precision bf16 and zero_stage 3");
   expect_error(error(", precision: fp8", ", fp8_tp_all_gather: true"), 4, "parallelism.fp8_tp_all_gather",

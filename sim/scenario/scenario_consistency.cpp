@@ -177,6 +177,11 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
     fail("parallelism.overlap_param_gather",
          "false unless parallelism.zero_stage is 1 or 2 and parallelism.overlap_grad_reduce is true",
          fmt::format("true with zero_stage {} and overlap_grad_reduce {}", p.zero_stage, p.overlap_grad_reduce));
+  // FSDP's ZeRO-2 gathers the weights unit by unit in each forward: no gather follows the optimizer.
+  if (p.overlap_param_gather && p.zero_stage == 2 && s.training.framework != Framework::megatron)
+    fail("parallelism.overlap_param_gather",
+         "false with zero_stage 2 under framework pytorch or torch_compile (FSDP gathers the weights in each forward)",
+         fmt::format("true with framework {}", to_string(s.training.framework)));
   const bool fp8 = s.training.precision == Precision::fp8;
   if (p.fp8_weight_all_gather && (!fp8 || p.zero_stage == 0))
     fail("parallelism.fp8_weight_all_gather", "false unless training.precision is fp8 and parallelism.zero_stage >= 1",

@@ -168,12 +168,25 @@ int fsdp_units(int layers, double embedding_parameters) {
   return std::max(1, layers) + (embedding_parameters > 0 ? 1 : 0);
 }
 
-// The units the backward gathers again. PyTorch's FSDP keeps one gathered from its forward to its
-// backward: FSDP1 never frees the root's parameters after its forward (_runtime_utils.py,
-// _post_forward_reshard: "Do not free the root's parameters in the post-forward for FULL_SHARD"),
-// FSDP2 likewise (_fsdp_state.py, _lazy_init: "For the root, do not reshard after forward"), and
-// TorchTitan does not reshard its last block either (counted as the one unit).
+// Whether the weights are gathered and the gradients reduce-scattered unit by unit in every
+// micro-batch's passes: ZeRO-3, and ZeRO-2 under PyTorch's FSDP (SHARD_GRAD_OP; FSDP2's
+// fully_shard with reshard_after_forward=False): there each forward gathers the units, which stay
+// unsharded until their backward reduce-scatters their gradients and frees them (FSDP1
+// _runtime_utils.py, _should_free_in_backward). Nothing is then reduced after the backward nor
+// gathered after the optimizer step, as Megatron's distributed optimizer does at ZeRO-1 and 2.
+bool shards_by_unit(const Scenario& s) {
+  const int zero = s.parallelism.zero_stage;
+  return zero >= 3 || (zero == 2 && s.training.framework != Framework::megatron);
+}
+
+// The units the backward gathers again: none at ZeRO-2. At ZeRO-3 PyTorch's FSDP keeps one
+// gathered from its forward to its backward: FSDP1 never frees the root's parameters after its
+// forward (_runtime_utils.py, _post_forward_reshard: "Do not free the root's parameters in the
+// post-forward for FULL_SHARD"), FSDP2 likewise (_fsdp_state.py, _lazy_init: "For the root, do
+// not reshard after forward"), and TorchTitan does not reshard its last block either (counted as
+// the one unit).
 int fsdp_backward_gathers(const Scenario& s, int units) {
+  if (s.parallelism.zero_stage < 3) return 0;
   return s.training.framework != Framework::megatron && units > 1 ? units - 1 : units;
 }
 
@@ -182,8 +195,8 @@ int fsdp_backward_gathers(const Scenario& s, int units) {
 // its gradients, beside the compute. One all-gather and one reduce-scatter per unit, so each
 // unit's call pays the collective's latency. The units are priced as calls of their mean size,
 // one task per kind: the bytes and the calls are the units' own.
-void add_zero3(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
-  if (s.parallelism.zero_stage < 3) return;
+void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
+  if (!shards_by_unit(s)) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
   const int layers = layers_in_chunk(s, chunk);
   const double grad_bytes = gradient_element_bytes(s);
@@ -219,19 +232,17 @@ void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int 
     if (w != reduce) backward.push_back(memory_op("fsdp_grad_cast", MemoryAccess::streaming, p * (w + reduce)));
     backward.push_back(memory_op("fsdp_grad_predivide", MemoryAccess::streaming, p * 2 * reduce));
   } else {
-    // What the all-gathers brought, both groups as add_zero3 gathers them; in the backward, of
+    // What the all-gathers brought, both groups as add_fsdp_collectives gathers them; in the backward, of
     // the units gathered again.
     const double dense = weight_gather_bytes(s, params.dense, params.embedding, w),
                  expert = weight_gather_bytes(s, params.expert, 0, w);
     add(c.forward, {memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * (dense + expert))}, compute,
         host_s, 1);
-    if (s.parallelism.zero_stage >= 3) {
-      const int layers = layers_in_chunk(s, chunk), dense_units = fsdp_units(layers, params.embedding),
-                expert_units = fsdp_units(layers, 0);
-      const double again = dense * fsdp_backward_gathers(s, dense_units) / dense_units +
-                           expert * fsdp_backward_gathers(s, expert_units) / expert_units;
-      backward.push_back(memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * again));
-    }
+    const int layers = layers_in_chunk(s, chunk), dense_units = fsdp_units(layers, params.embedding),
+              expert_units = fsdp_units(layers, 0);
+    const double again = dense * fsdp_backward_gathers(s, dense_units) / dense_units +
+                         expert * fsdp_backward_gathers(s, expert_units) / expert_units;
+    if (again > 0) backward.push_back(memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * again));
     backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (w + reduce)));
   }
   add(c.backward, backward, compute, host_s, 1);
@@ -249,7 +260,7 @@ ChunkPasses chunk_passes(const Scenario& s, const ComputeModel& compute, const R
   add_tensor_parallel(c, s, r, layers);
   add_context_parallel(c, s, r, layers);
   add_expert_parallel(c, s, r, layers);
-  add_zero3(c, s, r, chunk);
+  add_fsdp_collectives(c, s, r, chunk);
   add_fsdp_copies(c, s, r, chunk, compute, host_s);
   const bool tp_split = s.parallelism.tp > 1;
   const double activation_bytes = tp_allreduce_bytes(r);
@@ -301,10 +312,13 @@ WorkloadInputs priced_inputs(const Scenario& s, const ComputeModel& compute) {
   const double expert_shards = p.zero_stage >= 1 ? double(p.dp / p.ep) * p.cp : 1.0;
   for (int stage = 0; stage < p.pp; ++stage) {
     const StageParameters params = stage_parameters_per_rank(s, stage);
-    in.gradient_bytes.push_back(params.dense * grad_bytes);
-    in.expert_gradient_bytes.push_back(params.expert * grad_bytes);
-    in.parameter_bytes.push_back(weight_gather_bytes(s, params.dense, params.embedding, r.elem_bytes));
-    in.expert_parameter_bytes.push_back(weight_gather_bytes(s, params.expert, 0, r.elem_bytes));
+    // Sharding by unit, the passes reduce and gather (add_fsdp_collectives): nothing is left for
+    // after the backward or the optimizer step.
+    const double after = shards_by_unit(s) ? 0 : 1;
+    in.gradient_bytes.push_back(after * params.dense * grad_bytes);
+    in.expert_gradient_bytes.push_back(after * params.expert * grad_bytes);
+    in.parameter_bytes.push_back(after * weight_gather_bytes(s, params.dense, params.embedding, r.elem_bytes));
+    in.expert_parameter_bytes.push_back(after * weight_gather_bytes(s, params.expert, 0, r.elem_bytes));
     const double updated = params.dense / dense_shards + params.expert / expert_shards;
     KernelClassTimes step = launched_pass(optimizer_step_ops(s, stage_parameter_tensors(s, stage, updated)), compute,
                                            host_launch_s(s.training));
