@@ -128,6 +128,7 @@ TEST(ScenarioFields, FrameworkMixedPrecisionAndModelStyle) {
   eager.framework = Framework::pytorch;
   EXPECT_EQ(resolved_mixed_precision(eager, 0), MixedPrecision::autocast);
   EXPECT_EQ(resolved_mixed_precision(eager, 3), MixedPrecision::master_weights);  // FSDP's policy
+  EXPECT_EQ(resolved_mixed_precision(eager, 2), MixedPrecision::master_weights);  // SHARD_GRAD_OP's too
   // A GeLU model is GPT-like, a SwiGLU one Llama-like, unless the file says otherwise.
   EXPECT_EQ(s.model.norm_kind(), NormKind::layernorm);
   EXPECT_EQ(s.model.position_kind(), PositionKind::learned);

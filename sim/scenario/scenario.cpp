@@ -34,7 +34,7 @@ const char* to_string(MixedPrecision m) {
 
 MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage) {
   if (t.mixed_precision != MixedPrecision::automatic) return t.mixed_precision;
-  if (t.framework == Framework::megatron || zero_stage >= 3) return MixedPrecision::master_weights;
+  if (t.framework == Framework::megatron || zero_stage >= 2) return MixedPrecision::master_weights;
   return MixedPrecision::autocast;
 }
 

@@ -58,7 +58,8 @@ inline constexpr Framework kFrameworks[] = {Framework::megatron, Framework::pyto
 // (torch.amp, PyTorch's single-GPU and DDP recipe). master_weights: the layers hold their weights
 // in the training precision and the optimizer an fp32 master copy (Megatron's bf16 optimizer,
 // FSDP2's MixedPrecisionPolicy(param_dtype=bf16)). automatic: master_weights for megatron and for
-// PyTorch with zero_stage 3 (FSDP), autocast for PyTorch otherwise.
+// PyTorch with zero_stage 2 or 3 (FSDP, whose mixed precision gathers the weights in bf16 at both:
+// Composer's DEFAULT, TorchTitan's mixed_precision_param), autocast for PyTorch otherwise.
 enum class MixedPrecision { automatic, autocast, master_weights };
 inline constexpr MixedPrecision kMixedPrecisions[] = {MixedPrecision::automatic, MixedPrecision::autocast,
                                                       MixedPrecision::master_weights};
