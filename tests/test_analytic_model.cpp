@@ -193,7 +193,8 @@ TEST(ZeroVolume, BucketsSplitTheGradientsWithoutChangingTheirSum) {
 // 3.35 TB/s plus its start-up. FSDP1: backward, the gradients cast to fp32 (2 + 4 B) and
 // pre-divided in place (4 + 4 B). FSDP2: each all-gather's output copied into the parameters
 // (2 + 2 B; forward, and backward under ZeRO-3 for the 8 of the 9 units resharded after the
-// forward: the root stays gathered) and the gradients into the fp32 reduce-scatter input (2 + 4 B). Against ZeRO-1 with the same kernels otherwise; Megatron copies nothing.
+// forward: the root stays gathered) and the gradients into the fp32 reduce-scatter input (2 + 4 B).
+// Against ZeRO-1 with the same kernels otherwise; Megatron copies nothing.
 TEST(ZeroVolume, FsdpCopiesTheGatheredWeightsAndTheGradientsEachPass) {
   Scenario s = small_gpt(1, 1, 8);
   s.training.framework = Framework::pytorch;
