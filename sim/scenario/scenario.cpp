@@ -32,9 +32,13 @@ const char* to_string(MixedPrecision m) {
   return "?";
 }
 
+bool runs_pytorch_fsdp(const TrainingConfig& t, int zero_stage) {
+  return t.framework != Framework::megatron && zero_stage >= 2;
+}
+
 MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage) {
   if (t.mixed_precision != MixedPrecision::automatic) return t.mixed_precision;
-  if (t.framework == Framework::megatron || zero_stage >= 2) return MixedPrecision::master_weights;
+  if (t.framework == Framework::megatron || runs_pytorch_fsdp(t, zero_stage)) return MixedPrecision::master_weights;
   return MixedPrecision::autocast;
 }
 

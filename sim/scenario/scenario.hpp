@@ -233,6 +233,9 @@ struct Scenario {
 const char* to_string(Recompute r);
 const char* to_string(Framework f);
 const char* to_string(MixedPrecision m);
+// Whether PyTorch's FSDP shards the model: ZeRO-2 (SHARD_GRAD_OP) or 3 (FULL_SHARD) outside
+// Megatron, whose distributed optimizer shards only the optimizer state and gradients.
+bool runs_pytorch_fsdp(const TrainingConfig& t, int zero_stage);
 // `automatic` resolved as MixedPrecision says, for a scenario's framework and ZeRO stage.
 MixedPrecision resolved_mixed_precision(const TrainingConfig& t, int zero_stage);
 const char* to_string(MemoryFormat m);

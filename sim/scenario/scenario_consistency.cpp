@@ -178,7 +178,7 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
          "false unless parallelism.zero_stage is 1 or 2 and parallelism.overlap_grad_reduce is true",
          fmt::format("true with zero_stage {} and overlap_grad_reduce {}", p.zero_stage, p.overlap_grad_reduce));
   // FSDP's ZeRO-2 gathers the weights unit by unit in each forward: no gather follows the optimizer.
-  if (p.overlap_param_gather && p.zero_stage == 2 && s.training.framework != Framework::megatron)
+  if (p.overlap_param_gather && p.zero_stage == 2 && runs_pytorch_fsdp(s.training, p.zero_stage))
     fail("parallelism.overlap_param_gather",
          "false with zero_stage 2 under framework pytorch or torch_compile (FSDP gathers the weights in each forward)",
          fmt::format("true with framework {}", to_string(s.training.framework)));
@@ -191,7 +191,7 @@ void check_data_parallel_options(const Scenario& s, const Fail& fail) {
          fmt::format("true with precision {} and sequence_parallel {}", to_string(s.training.precision),
                      p.sequence_parallel));
   // FSDP1 is PyTorch's: Megatron shards with its distributed optimizer, and below ZeRO-2 nothing is sharded.
-  if (p.fsdp_version == 1 && (s.training.framework == Framework::megatron || p.zero_stage < 2))
+  if (p.fsdp_version == 1 && !runs_pytorch_fsdp(s.training, p.zero_stage))
     fail("parallelism.fsdp_version",
          "2 (the default) unless parallelism.zero_stage is 2 or 3 and training.framework is pytorch or torch_compile",
          fmt::format("1 with zero_stage {} and framework {}", p.zero_stage, to_string(s.training.framework)));

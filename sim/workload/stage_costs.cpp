@@ -175,8 +175,7 @@ int fsdp_units(int layers, double embedding_parameters) {
 // _runtime_utils.py, _should_free_in_backward). Nothing is then reduced after the backward nor
 // gathered after the optimizer step, as Megatron's distributed optimizer does at ZeRO-1 and 2.
 bool shards_by_unit(const Scenario& s) {
-  const int zero = s.parallelism.zero_stage;
-  return zero >= 3 || (zero == 2 && s.training.framework != Framework::megatron);
+  return s.parallelism.zero_stage >= 3 || runs_pytorch_fsdp(s.training, s.parallelism.zero_stage);
 }
 
 // The units the backward gathers again: none at ZeRO-2. At ZeRO-3 PyTorch's FSDP keeps one
@@ -187,7 +186,7 @@ bool shards_by_unit(const Scenario& s) {
 // the one unit).
 int fsdp_backward_gathers(const Scenario& s, int units) {
   if (s.parallelism.zero_stage < 3) return 0;
-  return s.training.framework != Framework::megatron && units > 1 ? units - 1 : units;
+  return runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) && units > 1 ? units - 1 : units;
 }
 
 // ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched beside the compute unless
@@ -224,7 +223,7 @@ void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r,
 // at times, taking the SMs and bandwidth the GEMMs lose; priced as the pass's own kernels.
 void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk, const ComputeModel& compute,
                      double host_s) {
-  if (s.parallelism.zero_stage < 2 || s.training.framework == Framework::megatron || s.parallelism.dp <= 1) return;
+  if (!runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) || s.parallelism.dp <= 1) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
   const double p = params.total(), w = r.weight_bytes(), reduce = gradient_element_bytes(s);
   std::vector<Operator> backward;
