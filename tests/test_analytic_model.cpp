@@ -41,11 +41,8 @@ Scenario small_gpt(int tp, int pp, int dp) {
 
 // Bytes each data-parallel collective kind carries for rank 0 over one iteration (calls x size).
 std::map<CollectiveKind, double> data_parallel_bytes(const Scenario& s) {
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-  const Workload w = build_workload(s, compute);
   std::map<CollectiveKind, double> bytes;
-  for (const Task& t : w.ranks[0].tasks)
-    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") bytes[t.collective] += t.calls * t.bytes;
+  for (const Task& t : test::rank0_collectives(s, "dp")) bytes[t.collective] += t.calls * t.bytes;
   return bytes;
 }
 
@@ -103,11 +100,8 @@ TEST(ZeroVolume, FsdpStageTwoGathersEachForwardAndReducesEachBackward) {
   ASSERT_EQ(bytes.size(), 2u);
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), m * 2 * psi);
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), m * 4 * psi);
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-  const Workload w = build_workload(s, compute);
   std::map<std::pair<CollectiveKind, Phase>, int> calls;
-  for (const Task& t : w.ranks[0].tasks)
-    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") calls[{t.collective, t.phase}] += t.calls;
+  for (const Task& t : test::rank0_collectives(s, "dp")) calls[{t.collective, t.phase}] += t.calls;
   EXPECT_EQ(calls.size(), 2u);
   EXPECT_EQ((calls[{CollectiveKind::all_gather, Phase::forward}]), m * 9);
   EXPECT_EQ((calls[{CollectiveKind::reduce_scatter, Phase::backward}]), m * 9);
@@ -132,16 +126,13 @@ TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {
 TEST(ZeroVolume, StageThreeGathersEachLayerAsAUnitOfItsOwn) {
   Scenario s = small_gpt(1, 1, 8);
   s.parallelism.zero_stage = 3;
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
   const double unit = small_gpt_parameters() / 9;
   auto calls_of = [&] {
-    const Workload w = build_workload(s, compute);
     std::map<CollectiveKind, int> calls;
-    for (const Task& t : w.ranks[0].tasks)
-      if (t.kind == TaskKind::collective && w.groups[t.group].kind == "dp") {
-        calls[t.collective] += t.calls;
-        EXPECT_DOUBLE_EQ(t.bytes, (t.collective == CollectiveKind::all_gather ? 2 : 4) * unit);  // bf16, fp32
-      }
+    for (const Task& t : test::rank0_collectives(s, "dp")) {
+      calls[t.collective] += t.calls;
+      EXPECT_DOUBLE_EQ(t.bytes, (t.collective == CollectiveKind::all_gather ? 2 : 4) * unit);  // bf16, fp32
+    }
     return calls;
   };
   auto megatron = calls_of();
@@ -283,12 +274,8 @@ TEST(ZeroVolume, Fp8WeightGatherMovesOneByteAWeightOfTheFp8Gemms) {
 
 // Tensor-parallel bytes of one rank over an iteration, by kind and whether it is overlapped.
 std::map<std::pair<CollectiveKind, bool>, double> tensor_parallel_bytes(const Scenario& s) {
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-  const Workload w = build_workload(s, compute);
   std::map<std::pair<CollectiveKind, bool>, double> bytes;
-  for (const Task& t : w.ranks[0].tasks)
-    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
-      bytes[{t.collective, t.overlapped}] += t.calls * t.bytes;
+  for (const Task& t : test::rank0_collectives(s, "tp")) bytes[{t.collective, t.overlapped}] += t.calls * t.bytes;
   return bytes;
 }
 

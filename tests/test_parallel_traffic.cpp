@@ -5,8 +5,6 @@
 #include <map>
 #include <string>
 
-#include "device_spec.hpp"
-#include "efficiency_defaults.hpp"
 #include "scenario_consistency.hpp"
 #include "simulation.hpp"
 #include "test_support.hpp"
@@ -23,11 +21,8 @@ Scenario on_one_h100_node(const std::string& preset, int tp, int cp, int dp, int
 
 // Calls x bytes of rank 0's collectives on groups of `kind` ("tp", "cp", "ep", ...), by collective.
 std::map<CollectiveKind, double> bytes_on(const Scenario& s, const std::string& kind) {
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-  const Workload w = build_workload(s, compute);
   std::map<CollectiveKind, double> bytes;
-  for (const Task& t : w.ranks[0].tasks)
-    if (t.kind == TaskKind::collective && w.groups[t.group].kind == kind) bytes[t.collective] += t.calls * t.bytes;
+  for (const Task& t : test::rank0_collectives(s, kind)) bytes[t.collective] += t.calls * t.bytes;
   return bytes;
 }
 
@@ -87,17 +82,13 @@ TEST(TensorParallelOverlap, HidesTheCollectivesBehindLongerCompute) {
   const double unslowed_s = r.compute_s - share * r.communication_by_kind.at("tp").hidden_s();
   EXPECT_NEAR(o.compute_s, unslowed_s + share * o.communication_by_kind.at("tp").hidden_s(), 0.005 * unslowed_s);
   EXPECT_LT(o.communication_s, 0.2 * r.communication_s);
-  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
   // Per layer and micro-batch, 2 all-gathers and 2 reduce-scatters forward; backward, the 2
   // all-gathers of the gradients entering the row-parallel outputs, and beside the column-parallel
   // GEMMs the inputs' 2 all-gathers again and the input gradients' 2 reduce-scatters: all 10
   // overlap. The embedding's reduce-scatter and the LM head's all-gather and reduce-scatter (one
   // each per micro-batch) stay blocking, as Megatron's TP overlap covers layers only.
-  const Workload w = build_workload(s, compute);
   int overlapped_calls = 0, blocking_calls = 0;
-  for (const Task& t : w.ranks[0].tasks)
-    if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
-      (t.overlapped ? overlapped_calls : blocking_calls) += t.calls;
+  for (const Task& t : test::rank0_collectives(s, "tp")) (t.overlapped ? overlapped_calls : blocking_calls) += t.calls;
   EXPECT_EQ(overlapped_calls, 4 /*m*/ * 40 /*layers*/ * (4 + 6));
   EXPECT_EQ(blocking_calls, 4 * 3);
 }
@@ -126,12 +117,8 @@ TEST(TensorParallelOverlap, PyTorchAsyncTpWithRowwiseFloat8LeavesTheAllGathersWa
   // Calls of rank 0's collectives on the TP group, by kind and hidden or not.
   auto tp_calls = [&](Fp8Recipe recipe) {
     s.training.fp8_recipe = recipe;
-    const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
-    const Workload w = build_workload(s, compute);
     std::map<std::pair<CollectiveKind, bool>, int> calls;
-    for (const Task& t : w.ranks[0].tasks)
-      if (t.kind == TaskKind::collective && w.groups[t.group].kind == "tp")
-        calls[{t.collective, t.overlapped}] += t.calls;
+    for (const Task& t : test::rank0_collectives(s, "tp")) calls[{t.collective, t.overlapped}] += t.calls;
     return [calls](CollectiveKind kind, bool hidden) {
       const auto it = calls.find({kind, hidden});
       return it == calls.end() ? 0 : it->second;

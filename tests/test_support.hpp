@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <filesystem>
 #include <functional>
 
+#include "device_spec.hpp"
+#include "efficiency_defaults.hpp"
 #include "input_error.hpp"
 #include "scenario.hpp"
 #include "scenario_loader.hpp"
@@ -68,6 +71,17 @@ inline WorkloadInputs empty_inputs(int stages, int micro_batches) {
   in.gradient_bytes.assign(stages, 0.0);
   in.optimizer_s.assign(stages, 0.0);
   return in;
+}
+
+// Rank 0's collective tasks over one iteration on the groups of `kind` ("dp", "tp", "cp", ...),
+// as build_workload lays them out at the scenario's GPU's default efficiencies.
+inline std::vector<Task> rank0_collectives(const Scenario& s, const std::string& kind) {
+  const ComputeModel compute(*find_device(s.cluster.gpu), s.training.precision, default_efficiencies());
+  const Workload w = build_workload(s, compute);
+  std::vector<Task> tasks;
+  for (const Task& t : w.ranks[0].tasks)
+    if (t.kind == TaskKind::collective && w.groups[t.group].kind == kind) tasks.push_back(t);
+  return tasks;
 }
 
 // The InputError `action` throws; fails the test when it throws none.
