@@ -82,6 +82,42 @@ TEST(H100Calibration, RawProfileConvertsAsWorkedOutByHand) {
   EXPECT_NEAR(*c.profiler.overhead_percent, 2.508571, 1e-6);
 }
 
+// The profile of 2026-11-28 on another H100 SXM of the same kind (SOURCES.md), with the fixed
+// profiler: bf16 and fp8 (`--dtype bf16,fp8`), the memory access probes, the versions read right.
+const fs::path kRaw28 = test::data_dir() / "profiler" / "h100-sxm-2026-11-28.raw.json";
+// operators[189], gemm fp8 m = n = k = 16384: runs 5992984, 6023161, 6145497, 6467133, 6473597,
+// 6467484, 6461661, 6485405, 6459965, 6413500 ns (the first three before the clock fell under the
+// 700 W limit), median (6459965 + 6461661) / 2 = 6460813 ns; 2 x 16384^3 = 8.796e12 FLOP / 6.460813
+// ms = 1361.5 TFLOP/s, / 1978.9 (the datasheet's dense fp8) = 0.687985.
+constexpr size_t kFp8Gemm = 189;
+constexpr double kFp8GemmTime_s = 6460813e-9, kFp8GemmEfficiency = 0.687985;
+
+TEST(H100Calibration, Bf16AndFp8ProfileConvertsWithItsVersionsAndIsUsedForFp8) {
+  const profiler::Conversion conversion = convert_raw_profile(kRaw28);
+  EXPECT_TRUE(conversion.warnings.empty());  // the driver read as nvidia-smi reports it
+  const profiler::Calibration& c = conversion.calibration;
+  EXPECT_EQ(c.driver, kDriver);
+  EXPECT_EQ(c.cudnn, "9.14.0");  // the cuDNN the profiler linked (PyTorch there carried 9.19)
+  EXPECT_EQ(c.date, "2026-11-28");
+  EXPECT_EQ(c.peaks.fp8_flops, 1978.9e12);
+  ASSERT_EQ(c.operators.size(), 215u);
+  int fp8_gemms = 0;
+  for (const profiler::CalibratedOperator& o : c.operators) fp8_gemms += o.op == "gemm" && o.dtype == "fp8";
+  EXPECT_EQ(fp8_gemms, 71);  // every bf16 GEMM shape again in fp8: none refused
+  const profiler::CalibratedOperator& fp8 = c.operators[kFp8Gemm];
+  EXPECT_EQ(fp8.shape, (profiler::ShapeFields{{"m", 16384}, {"n", 16384}, {"k", 16384}}));
+  EXPECT_NEAR(fp8.time_s, kFp8GemmTime_s, 1e-15);
+  EXPECT_NEAR(fp8.compute_efficiency, kFp8GemmEfficiency, 1e-6);
+
+  // The simulator takes the fp8 GEMMs' curve for an fp8 step: 24 distinct FLOP counts, as in bf16.
+  test::ScratchDir dir;
+  const fs::path file = dir.path() / "h100.json";
+  profiler::write_calibration(file, c);
+  const MeasuredEfficiencies m = measured_efficiencies(load_calibration(file, default_efficiencies()), Precision::fp8);
+  EXPECT_EQ(m[OperatorKind::gemm].size(), 24u);
+  EXPECT_NEAR(m[OperatorKind::gemm].at(2.0 * 16384 * 16384 * 16384), kFp8GemmEfficiency, 1e-6);
+}
+
 TEST(H100Calibration, MisreadDriverIsRecordedAsUnknownWithOneWarning) {
   const profiler::Conversion conversion = convert_raw_profile(kRaw);
   EXPECT_EQ(conversion.calibration.driver, "unknown");

@@ -72,15 +72,16 @@ Calibration load_calibration(const std::filesystem::path& file, const Efficiency
 
 namespace {
 
-// Each probe's share against the H100's at its size, by pattern.
+// Each probe's share against the same probe's on the H100 at its size, by pattern.
 std::array<std::vector<double>, kMemoryAccessCount> probe_ratios(const Calibration& c) {
   std::array<std::vector<double>, kMemoryAccessCount> ratios;
   for (const MeasuredOperator& o : c.operators) {
     if (!o.access || o.bytes <= 0 || o.memory_efficiency <= 0) continue;
+    const std::optional<double> reference = probe_reference_efficiency(*o.access, o.bytes);
     const double transfer_s = o.time_s - kMemoryKernelStartupS;
-    if (transfer_s <= 0) continue;
+    if (!reference || transfer_s <= 0) continue;
     const double share = o.memory_efficiency * o.time_s / transfer_s;
-    ratios[size_t(*o.access)].push_back(share / memory_access_efficiency(*o.access, o.bytes));
+    ratios[size_t(*o.access)].push_back(share / *reference);
   }
   return ratios;
 }

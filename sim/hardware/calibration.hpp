@@ -62,7 +62,8 @@ double measured_copy_scale(const Calibration& c);
 // Per memory access pattern, what scales the H100-measured shares on the calibrated GPU: where the
 // calibration probed the pattern (operators with an `access`), the median over the probes of
 // their share (bytes over their time less kMemoryKernelStartupS, over the measured GPU's HBM
-// peak) against the H100's share at the same size; elsewhere measured_copy_scale.
+// peak) against the same probe's share on the H100 at that size (probe_reference_efficiency);
+// elsewhere measured_copy_scale.
 MemoryAccessScales measured_access_scales(const Calibration& c);
 // The patterns measured_access_scales took from probes.
 std::vector<MemoryAccess> probed_accesses(const Calibration& c);

@@ -50,6 +50,11 @@ inline MemoryAccessScales uniform_access_scales(double scale) {
 // its start-up time; above 1 where the measured GPU beat its datasheet peak.
 double memory_access_efficiency(MemoryAccess a, double bytes);
 
+// The share the profiler's probe of this pattern (kernels/memory_access_probes.cu) moving `bytes`
+// reached on that H100, measured the same way; nullopt for a pattern without a probe. A
+// calibration's probe against it scales the pattern on the calibrated GPU.
+std::optional<double> probe_reference_efficiency(MemoryAccess a, double bytes);
+
 // The share of its HBM peak the H100 SXM whose kernels the access patterns were measured on streamed
 // in the profiler's 1 GiB device-to-device copy: 2 x 2^30 B in 716.256 us, 2998.207 of 3350 GB/s
 // (tests/data/profiler/h100-sxm-2026-11-26.raw.json). A calibrated GPU's copy share against it
