@@ -151,6 +151,33 @@ TEST(ScenarioFields, FrameworkMixedPrecisionAndModelStyle) {
   EXPECT_EQ(e.found, "megatron");
 }
 
+// The traced GPT-350M step with attention written out (tests/data/h100-2026-11-28: 24 layers of
+// 1024, 16 heads, micro-batch 8 of 1024 tokens, dropout 0.1; its 8 x 16 x 1024 x 1024 scores):
+// autocast's softmax casts the bf16 scores to fp32 first (aten::copy_, 6 B an element: 416 us),
+// runs in fp32 (8 B: 365 us); its backward multiplies the gradient by the output (aten::mul, two fp32
+// reads and a write: 529 us) before softmax_warp_backward (12 B: 529 us).
+TEST(EagerKernels, UnfusedAttentionCastsForSoftmaxAndMultipliesInItsBackward) {
+  Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt-350m-1-h100.yaml");
+  const RankShape r = rank_shape(s);
+  const double scores = 8.0 * 16 * 1024 * 1024;
+  const std::vector<Operator> f = layer_forward_ops(r), b = layer_backward_ops(r);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "scores_cast"), scores * 6);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "attention_softmax"), scores * 8);
+  EXPECT_DOUBLE_EQ(bytes_of(b, "attention_softmax_grad_times_output"), scores * 12);
+  EXPECT_DOUBLE_EQ(bytes_of(b, "attention_softmax_backward"), scores * 12);
+  // Priced on the H100 within 10% of the traced kernels.
+  const ComputeModel m = resolve_scenario(s).compute;
+  const auto time_of = [&](const std::vector<Operator>& ops, const std::string& name) {
+    for (const Operator& op : ops)
+      if (op.name == name) return m.time_s(op);
+    return 0.0;
+  };
+  EXPECT_NEAR(time_of(f, "scores_cast"), 416e-6, 0.10 * 416e-6);
+  EXPECT_NEAR(time_of(f, "attention_softmax"), 365e-6, 0.10 * 365e-6);
+  EXPECT_NEAR(time_of(b, "attention_softmax_grad_times_output"), 529e-6, 0.10 * 529e-6);
+  EXPECT_NEAR(time_of(b, "attention_softmax_backward"), 529e-6, 0.10 * 529e-6);
+}
+
 // `dtsim import` sums a trace's kernels by the classes the model reports; the measurer summed the
 // same traces by kernel name (steps-public.jsonl, kernel_seconds_by_class): GEMMs (cuBLAS's
 // nvjet kernels), attention (cuDNN's SDPA and its helpers) and the optimizer (multi-tensor kernels)

@@ -156,10 +156,20 @@ TEST(LayerGraphAttention, AFusedKernelKeepsItsOutputAndLogSumExpNotTheScores) {
   const LayerGraphRun unfused = bf16_autocast(8, AttentionKernel::unfused);
   EXPECT_DOUBLE_EQ(layer_kept_bytes(g.layers[0], unfused), context * 2 + scores * (4 + 1 + 2));
   // Its dropout runs over the fp32 probabilities each way: 4 B read, 4 B written, 1 B of mask.
-  const Operator* drop = find(layer_forward_kernels(g.layers[0], nullptr, unfused), "attention_dropout");
+  const std::vector<Operator> f = layer_forward_kernels(g.layers[0], nullptr, unfused);
+  const std::vector<Operator> b = layer_backward_kernels(g.layers[0], nullptr, unfused);
+  const Operator* drop = find(f, "attention_dropout");
   ASSERT_NE(drop, nullptr);
   EXPECT_DOUBLE_EQ(drop->bytes, scores * (2 * 4 + 1));
-  ASSERT_NE(find(layer_backward_kernels(g.layers[0], nullptr, unfused), "attention_dropout_backward"), nullptr);
+  ASSERT_NE(find(b, "attention_dropout_backward"), nullptr);
+  // Autocast's softmax casts the bf16 scores up first (2 + 4 B), then runs as one warp per row of
+  // 512 fp32 keys (4 + 4 B, streaming); its backward multiplies the gradient by the output before
+  // reducing (3 x 4 B each).
+  EXPECT_DOUBLE_EQ(find(f, "scores_cast")->bytes, scores * 6);
+  EXPECT_EQ(find(f, "attention_softmax")->access, MemoryAccess::streaming);
+  EXPECT_DOUBLE_EQ(find(f, "attention_softmax")->bytes, scores * 8);
+  EXPECT_DOUBLE_EQ(find(b, "attention_softmax_grad_times_output")->bytes, scores * 12);
+  EXPECT_DOUBLE_EQ(find(b, "attention_softmax_backward")->bytes, scores * 12);
   // A fused kernel takes the probabilities' dropout inside: no kernel of its own.
   EXPECT_EQ(find(layer_forward_kernels(g.layers[0], nullptr, bf16_autocast(8)), "attention_dropout"), nullptr);
 }

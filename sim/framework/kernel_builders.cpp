@@ -53,6 +53,21 @@ Operator memory_op(const char* name, MemoryAccess access, double bytes, int kern
   return op;
 }
 
+namespace {
+bool warp_softmax(double row, double elem_bytes) { return row <= 1024 && row * elem_bytes <= 4096; }
+}  // namespace
+
+Operator attention_softmax(double scores, double row, double in, double out) {
+  if (warp_softmax(row, in)) return memory_op("attention_softmax", MemoryAccess::streaming, scores * (in + out));
+  return memory_op("attention_softmax", MemoryAccess::softmax, scores * (2 * in + out));
+}
+
+std::vector<Operator> attention_softmax_backward(double scores, double row, double out) {
+  const MemoryAccess reduction = warp_softmax(row, out) ? MemoryAccess::streaming : MemoryAccess::softmax;
+  return {memory_op("attention_softmax_grad_times_output", MemoryAccess::streaming, 3 * scores * out),
+          memory_op("attention_softmax_backward", reduction, 3 * scores * out)};
+}
+
 Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels) {
   Operator op = memory_op(name, access, bytes, kernels);
   op.kind = OperatorKind::optimizer;

@@ -28,6 +28,15 @@ Operator gemm_backward(const Operator& fwd);
 
 // A memory-bound kernel (or `kernels` of them) moving `bytes` (read + written).
 Operator memory_op(const char* name, MemoryAccess access, double bytes, int kernels = 1);
+// Unfused attention's softmax over `scores` elements in rows of `row` (the keys), as PyTorch runs
+// it (SoftMax.cu, host_softmax): rows of at most 1024 elements and 4096 bytes run one warp a row,
+// the row held in registers, read once at the streaming rate (the traced GPT-350M's fp32 rows of
+// 1024: 1.07 GB in 365 us, 0.88 of the peak); longer rows run a block a row that reads it twice
+// (MemoryAccess::softmax, as the loss's log-softmax). `in`, `out`: bytes per element.
+Operator attention_softmax(double scores, double row, double in, double out);
+// Its backward (softmax_backward_cuda_out): the gradient times the output, a kernel of its own
+// (529 us in that trace), then the warp or block reduction; all in the output's `out` bytes.
+std::vector<Operator> attention_softmax_backward(double scores, double row, double out);
 // A pass of the optimizer step over the parameters, in `kernels` launches.
 Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int kernels);
 

@@ -163,7 +163,8 @@ bool unfused_attention(const LayerGraphRun& run) { return run.attention == Atten
 double score_elements(const RankShape& r) { return r.batch * r.heads * r.seq * r.kv_seq; }
 
 // The unfused chain (QK^T, scale, softmax, dropout where the layer has it, PV) for a layer without
-// a fused kernel; the softmax's output in fp32 under autocast, the dropout's as the transformers'
+// a fused kernel; the softmax in fp32 under autocast, its input cast up first, and its backward as
+// the transformers' (kernel_builders.hpp, attention_softmax); the dropout's as theirs
 // (eager_kernels.cpp).
 std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraphRun& run, bool backward) {
   const RankShape r = attention_shape(l, run);
@@ -175,7 +176,9 @@ std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraph
   const Operator dropout = streaming(backward ? "attention_dropout_backward" : "attention_dropout", dropout_bytes);
   std::vector<Operator> ops;
   if (!backward) {
-    ops = {bmm, memory_op("attention_softmax", MemoryAccess::softmax, scores * (2 * e + p))};
+    ops = {bmm};
+    if (run.autocast) ops.push_back(memory_op("scores_cast", MemoryAccess::unrolled, scores * (e + 4)));
+    ops.push_back(attention_softmax(scores, r.kv_seq, p, p));
     if (l.dropout > 0) ops.push_back(dropout);
     return ops;
   }
@@ -183,7 +186,7 @@ std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraph
   grads.flops *= 2;
   ops = {grads};
   if (l.dropout > 0) ops.push_back(dropout);
-  ops.push_back(memory_op("attention_softmax_backward", MemoryAccess::softmax, 3 * scores * p));
+  for (const Operator& op : attention_softmax_backward(scores, r.kv_seq, p)) ops.push_back(op);
   return ops;
 }
 
