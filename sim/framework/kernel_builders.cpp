@@ -21,6 +21,9 @@ Operator gemm(const char* name, double m, double k, double n, double elem_bytes)
 Operator cublas_gemm(const char* name, double m, double k, double n, double elem_bytes) {
   Operator op = gemm(name, m, k, n, elem_bytes);
   op.kernels = kCublasGemmActivities;
+  // Row-major operands: the rows of A [m x k], B [k x n] and C [m x n] are k and n elements long
+  // (so are the backward GEMMs', whose operands are the same tensors).
+  op.unaligned_rows = std::fmod(k * elem_bytes, 16) != 0 || std::fmod(n * elem_bytes, 16) != 0;
   return op;
 }
 
@@ -31,6 +34,7 @@ Operator backward_gemm_of(const Operator& fwd, double gemms) {
   Operator op{fwd.name, fwd.kind, gemms * fwd.flops, gemms * fwd.bytes, fwd.tile_utilization};
   op.working_precision_gemm = fwd.working_precision_gemm;
   op.m = fwd.m, op.n = fwd.n, op.k = fwd.k;
+  op.unaligned_rows = fwd.unaligned_rows;
   op.kernels = int(gemms) * std::max(1, fwd.kernels);
   return op;
 }

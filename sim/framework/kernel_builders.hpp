@@ -17,7 +17,8 @@ inline constexpr int kCublasGemmActivities = 2;
 // traced ResNet-50's 3x3 convolutions to 64 channels ran at half the rate of those to 128 and more
 // (146 us where full tiles give 101; n_tile_utilization).
 Operator gemm(const char* name, double m, double k, double n, double elem_bytes);
-// The same GEMM as PyTorch runs it through cuBLAS: kCublasGemmActivities GPU activities.
+// The same GEMM as PyTorch runs it through cuBLAS: kCublasGemmActivities GPU activities, and
+// Operator::unaligned_rows where k or n rows are not a multiple of 16 bytes.
 Operator cublas_gemm(const char* name, double m, double k, double n, double elem_bytes);
 double n_tile_utilization(double n);
 // Its input gradient [m x n] x [n x k] (dgrad) and weight gradient [k x m] x [m x n] (wgrad), each

@@ -68,6 +68,7 @@ Operator product(const Layer& l, const LayerGraphRun& run) {
   }
   Operator op = cublas_gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
   op.flops = 2 * l.forward_macs * run.samples;  // exactly the layer's products
+  if (l.kind == LayerKind::convolution) op.unaligned_rows = false;  // cuDNN's: channels padded apart
   if (l.kind == LayerKind::convolution) {
     // An implicit GEMM reads the feature map, not its k-fold unfolded copy.
     op.bytes = (l.input_elements + l.output_elements) * run.samples * run.elem_bytes + l.parameters * run.elem_bytes;

@@ -43,6 +43,9 @@ struct Operator {
   double kernel_efficiency = 0;
   // Dense GEMMs: [m x k] x [k x n] (0 for other operators).
   double m = 0, n = 0, k = 0;
+  // A cuBLAS GEMM whose k or n rows are not a multiple of 16 bytes (a vocabulary of 30,522 or
+  // 50,257): no Hopper TMA kernel takes it (kUnalignedGemmEfficiency).
+  bool unaligned_rows = false;
   // A dense GEMM that stays in the working precision (bf16) when the layers' GEMMs run in FP8.
   bool working_precision_gemm = false;
   // GPU activities the operator launches (a GEMM's backward: dgrad and wgrad; a cuBLAS GEMM's
