@@ -50,6 +50,55 @@ TEST(LayerGraphDropout, BertDropsOutAfterItsEmbeddingsAndThreeTimesALayerViTNowh
   for (const Layer& l : vit.layers) EXPECT_EQ(l.dropout, 0) << l.name;
 }
 
+// torchvision's ViT runs nn.MultiheadAttention(batch_first=True): around it eager PyTorch copies
+// strided tensors (the traced ViT-B/16 step, tests/data/h100-2026-11-28; T = 256 x 197 tokens of
+// 768). Per block: the in-projection's input copied contiguous and its bias added apart; the
+// LayerNorms after a residual sum copy the fp32 stream batch-first (310.2 MB, 132 us), their
+// backward the gradient; backward, q, k and v's gradient buffers zero-filled three times and
+// summed twice, the out-projection's output gradient copied. BERT's attention (Hugging Face's) has
+// none of these.
+TEST(LayerGraphAttention, ViTsMultiheadAttentionCopiesItsSequenceFirstTensors) {
+  const LayerGraph vit = *zoo_model("vit-b-16");
+  const LayerGraphRun run = bf16_autocast(256);
+  const auto at = [&](const std::string& name) {
+    const auto it = std::find_if(vit.layers.begin(), vit.layers.end(), [&](const Layer& l) { return l.name == name; });
+    return size_t(it - vit.layers.begin());
+  };
+  const auto forward = [&](const std::string& name) {
+    const size_t i = at(name);
+    return layer_forward_kernels(vit.layers[i], i > 0 ? &vit.layers[i - 1] : nullptr, run);
+  };
+  const auto backward = [&](const std::string& name) {
+    const size_t i = at(name);
+    return layer_backward_kernels(vit.layers[i], i > 0 ? &vit.layers[i - 1] : nullptr, run);
+  };
+  const double th = 256.0 * 197 * 768;
+  const std::vector<Operator> qkv = forward("encoder.layer1.attention.qkv");
+  EXPECT_DOUBLE_EQ(find(qkv, "mha_input_copy")->bytes, 2 * th * 2);
+  EXPECT_DOUBLE_EQ(find(qkv, "mha_bias_add")->bytes, 2 * 3 * th * 2);
+  const std::vector<Operator> qkv_b = backward("encoder.layer1.attention.qkv");
+  EXPECT_DOUBLE_EQ(find(qkv_b, "mha_qkv_grad_zero")->bytes, 3 * 3 * th * 2);
+  EXPECT_EQ(find(qkv_b, "mha_qkv_grad_zero")->kernels, 3);
+  EXPECT_DOUBLE_EQ(find(qkv_b, "mha_qkv_grad_sum")->bytes, 2 * 3 * 3 * th * 2);
+  EXPECT_DOUBLE_EQ(find(qkv_b, "mha_input_grad_copy")->bytes, 2 * th * 4);
+  EXPECT_NE(find(backward("encoder.layer1.attention.out"), "mha_output_grad_copy"), nullptr);
+  // The first block's first LayerNorm reads the position embedding's sum, batch-first already.
+  EXPECT_EQ(find(forward("encoder.layer0.ln_1"), "batch_first_copy"), nullptr);
+  const std::vector<Operator> ln = forward("encoder.layer1.ln_1");
+  ASSERT_NE(find(ln, "batch_first_copy"), nullptr);
+  EXPECT_DOUBLE_EQ(find(ln, "batch_first_copy")->bytes, 2 * th * 4);
+  EXPECT_NE(find(forward("encoder.layer0.ln_2"), "batch_first_copy"), nullptr);
+  EXPECT_NE(find(backward("encoder.layer0.ln_2"), "batch_first_grad_copy"), nullptr);
+  // Priced on the H100 as traced: the copy 132 us, the fills 70 us each, the sums 229 us each.
+  Scenario s;
+  s.cluster.gpu = "h100-sxm";
+  const ComputeModel m = resolve_scenario(s).compute;
+  EXPECT_NEAR(m.time_s(*find(ln, "batch_first_copy")), 132.2e-6, 0.05 * 132.2e-6);
+  EXPECT_NEAR(m.time_s(*find(qkv_b, "mha_qkv_grad_zero")), 3 * 70.2e-6, 0.05 * 3 * 70.2e-6);
+  EXPECT_NEAR(m.time_s(*find(qkv_b, "mha_qkv_grad_sum")), 2 * 229.1e-6, 0.05 * 2 * 229.1e-6);
+  for (const Layer& l : zoo_model("bert-large", {.sequence_length = 128})->layers) EXPECT_FALSE(l.torch_mha) << l.name;
+}
+
 TEST(LayerGraphDropout, ALinearsDropoutReadsAndWritesItsOutputAndAMaskEachWay) {
   // BERT-large's attention output projection, 128 tokens x 1024, batch 32, bf16 autocast:
   // forward reads and writes 2-byte elements and writes a 1-byte mask (5 B each), the backward

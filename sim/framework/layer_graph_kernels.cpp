@@ -142,6 +142,31 @@ bool fused_into_norm(const Layer& l, const LayerGraphRun& run) {
   return run.framework == Framework::torch_compile && l.kind == LayerKind::elementwise && !l.in_place;
 }
 
+// torchvision's nn.MultiheadAttention with batch_first=True (ViT's encoder blocks, Layer::torch_mha)
+// transposes its input to sequence-first and its output back, so eager PyTorch meets strided
+// tensors around it. The traced ViT-B/16 step (tests/data/h100-2026-11-28; T = 50,432 tokens of
+// 768), per block:
+//  - the in-projection copies its bf16 input contiguous (103 us) and, a product over a 3-D strided
+//    input, adds its bias by a kernel of its own (340 us); backward, q, k and v's gradients gather
+//    in zero-filled buffers of the projection's output (three fills of 70 us, two adds of 229 us)
+//    and its fp32 input gradient is copied batch-first (133 us);
+//  - the out-projection's output gradient is copied contiguous (103 us);
+//  - each residual sum comes out sequence-first, so the LayerNorm after it copies its fp32 input
+//    batch-first (132 us; row_permute), and its backward the gradient (135 us).
+// Under torch.compile none is modelled (no compiled ViT step traced here).
+bool mha_in_projection(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
+  return l.torch_mha && l.kind == LayerKind::linear && !(previous && previous->kind == LayerKind::attention) &&
+         run.framework != Framework::torch_compile;
+}
+bool mha_out_projection(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
+  return l.torch_mha && l.kind == LayerKind::linear && previous && previous->kind == LayerKind::attention &&
+         run.framework != Framework::torch_compile;
+}
+bool after_sequence_first_sum(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
+  return feature_norm(&l) && previous && previous->torch_mha && previous->kind == LayerKind::elementwise &&
+         run.framework != Framework::torch_compile;
+}
+
 // The fused attention kernel for an encoder layer (no causal mask).
 RankShape attention_shape(const Layer& l, const LayerGraphRun& run) {
   RankShape r;
@@ -251,7 +276,9 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       } else {
         if (layout_transposed(l, run))
           ops.push_back(memory_op("input_to_nhwc", MemoryAccess::layout_transpose, 2 * in * e));
+        if (mha_in_projection(l, previous, run)) ops.push_back(memory_op("mha_input_copy", MemoryAccess::strided, 2 * in * e));
         ops.push_back(product(l, run));
+        if (mha_in_projection(l, previous, run)) ops.push_back(memory_op("mha_bias_add", MemoryAccess::strided, 2 * out * e));
       }
       break;
     }
@@ -290,6 +317,8 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
         ops.push_back(memory_op(add ? "add_norm" : "norm", MemoryAccess::normalization,
                                 out * (add ? 2 * stream + 2 * e : stream + e)));
       } else {
+        if (after_sequence_first_sum(l, previous, run))
+          ops.push_back(memory_op("batch_first_copy", MemoryAccess::row_permute, 2 * in * stream));
         ops.push_back(memory_op("layer_norm", MemoryAccess::normalization, in * stream + out * stream));
       }
       break;
@@ -328,6 +357,12 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
     case LayerKind::convolution:
     case LayerKind::linear: {
       const Operator fwd = product(l, run);
+      if (mha_out_projection(l, previous, run))
+        ops.push_back(memory_op("mha_output_grad_copy", MemoryAccess::strided, 2 * out * e));
+      if (mha_in_projection(l, previous, run)) {
+        ops.push_back(memory_op("mha_qkv_grad_zero", MemoryAccess::fill, 3 * out * e, 3));
+        ops.push_back(memory_op("mha_qkv_grad_sum", MemoryAccess::streaming, 2 * 3 * out * e, 2));
+      }
       if (!first) ops.push_back(gemm_dgrad(fwd));  // the data needs no gradient
       if (layout_transposed(l, run)) {
         const double copied = 2 * out + in + (first ? 0 : in);  // dY twice, X, and dX back
@@ -347,6 +382,8 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
           ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
+        if (mha_in_projection(l, previous, run))
+          ops.push_back(memory_op("mha_input_grad_copy", MemoryAccess::row_permute, 2 * in * 4));
         // Eager's unrolled copies; Inductor's vectorized Triton casts run near the streaming rate.
         const MemoryAccess cast = compiled ? MemoryAccess::streaming : MemoryAccess::unrolled;
         ops.push_back(weight_work(memory_op("weight_grad_cast", cast, (w.weight + w.bias - own_bias_cast) * (e + 4))));
@@ -383,6 +420,8 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         const double features = l.parameters / 2;  // the scale and the shift
         ops.push_back(weight_work(memory_op("norm_weight_grad", MemoryAccess::normalization, 512 * features * 4)));
       } else {
+        if (after_sequence_first_sum(l, previous, run))
+          ops.push_back(memory_op("batch_first_grad_copy", MemoryAccess::row_permute, 2 * out * stream));
         ops.push_back(memory_op("layer_norm_backward", MemoryAccess::norm_backward, 3 * out * stream));
         ops.push_back(weight_work(memory_op("layer_norm_weight_grad", MemoryAccess::normalization, 2 * out * stream)));
       }

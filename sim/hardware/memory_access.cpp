@@ -67,6 +67,10 @@ using Points = std::vector<std::pair<double, double>>;  // (bytes, fraction of t
 //   in 5.027, 4.999 and 5.095 ms (ProfilerStep#4-6), where the maps the model copies
 //   (layer_graph_kernels.cpp; the weights left out) come to 4.059 GB in 98 kernels: 0.54 of the
 //   peak after their start-up.
+// - row_permute: the fp32 copies of the traced ViT-B/16 step (tests/data/h100-2026-11-28) that make
+//   its sequence-first [197, 256, 768] residual stream and gradients batch-first, rows of 768
+//   contiguous (PyTorch's elementwise_kernel<128, 2>): 310.2 MB in 132.2 to 135.2 us, 0.70 and 0.71.
+//   (Its bf16 copies of the same kind, elementwise_kernel<128, 4>, reached 0.46: priced as strided.)
 const Points& points(MemoryAccess a) {
   static const Points streaming = {{1.58e9, 0.93}, {3.15e9, 0.91}, {6.30e9, 1.83}};
   static const Points unrolled = {{2.47e9, 0.57}, {6.30e9, 1.16}};
@@ -82,6 +86,7 @@ const Points& points(MemoryAccess a) {
   static const Points optimizer_step = {{1, 0.77}};
   static const Points multi_tensor = {{1, 0.884}};
   static const Points layout_transpose = {{1, 0.54}};
+  static const Points row_permute = {{1, 0.70}};
   switch (a) {
     case MemoryAccess::streaming: return streaming;
     case MemoryAccess::unrolled: return unrolled;
@@ -97,6 +102,7 @@ const Points& points(MemoryAccess a) {
     case MemoryAccess::optimizer_step: return optimizer_step;
     case MemoryAccess::multi_tensor: return multi_tensor;
     case MemoryAccess::layout_transpose: return layout_transpose;
+    case MemoryAccess::row_permute: return row_permute;
   }
   return streaming;
 }
@@ -157,6 +163,7 @@ const char* to_string(MemoryAccess a) {
     case MemoryAccess::optimizer_step: return "optimizer_step";
     case MemoryAccess::multi_tensor: return "multi_tensor";
     case MemoryAccess::layout_transpose: return "layout_transpose";
+    case MemoryAccess::row_permute: return "row_permute";
   }
   return "?";
 }

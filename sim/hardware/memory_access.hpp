@@ -26,13 +26,15 @@ enum class MemoryAccess {
   optimizer_step,  // a multi-tensor optimizer update (fused Adam(W), SGD with momentum)
   multi_tensor,    // other multi-tensor passes over the parameters: norms, scaling (gradient clipping)
   layout_transpose,  // cuDNN's NCHW <-> NHWC copies around a convolution of contiguous feature maps
+  row_permute,     // an fp32 copy that reorders whole rows: a sequence-first [s, b, h] tensor made batch-first
 };
 inline constexpr MemoryAccess kMemoryAccesses[] = {
     MemoryAccess::streaming, MemoryAccess::unrolled,        MemoryAccess::promoting, MemoryAccess::strided,
     MemoryAccess::normalization, MemoryAccess::norm_backward, MemoryAccess::batch_norm_statistics,
     MemoryAccess::batch_norm_transform, MemoryAccess::max_pool_backward,
     MemoryAccess::softmax, MemoryAccess::fill,
-    MemoryAccess::optimizer_step, MemoryAccess::multi_tensor, MemoryAccess::layout_transpose};
+    MemoryAccess::optimizer_step, MemoryAccess::multi_tensor, MemoryAccess::layout_transpose,
+    MemoryAccess::row_permute};
 inline constexpr int kMemoryAccessCount = int(std::size(kMemoryAccesses));
 const char* to_string(MemoryAccess a);
 // The pattern of that name; nullopt for another.

@@ -54,6 +54,10 @@ struct Layer {
   // attention layer's heads and tokens per sample (its head dimension follows).
   bool batch_statistics = false;
   bool argmax = false;
+  // Part of torchvision's nn.MultiheadAttention with batch_first=True (its in- and out-projections
+  // and attention), or a residual sum of its sequence-first output: eager PyTorch lays these
+  // tensors out sequence-first (layer_graph_kernels.cpp).
+  bool torch_mha = false;
   int in_channels = 0;  // a convolution's input channels (0: not known)
   int heads = 0;
   int tokens = 0;

@@ -163,4 +163,8 @@ void TokenLayers::logits() {
   if (!graph_.layers.empty()) graph_.layers.back().logits = true;
 }
 
+void TokenLayers::torch_mha() {
+  if (!graph_.layers.empty()) graph_.layers.back().torch_mha = true;
+}
+
 }  // namespace dtsim

@@ -72,6 +72,8 @@ class TokenLayers {
   void dropout(double p);
   // The layer added last outputs logits the loss reads (Layer::logits).
   void logits();
+  // The layer added last is part of nn.MultiheadAttention(batch_first=True) (Layer::torch_mha).
+  void torch_mha();
 
   int tokens() const { return tokens_; }
   int hidden() const { return hidden_; }

@@ -203,27 +203,36 @@ LayerGraph inception_v3(const ZooOptions& o) {
 
 // One pre-norm (ViT) or post-norm (BERT) transformer encoder layer with a GELU MLP of 4x width,
 // with dropout `p` on the attention's probabilities and on both branches before their residual
-// sums (0: none).
-void encoder_layer(TokenLayers& t, const std::string& n, int heads, bool pre_norm, double p = 0) {
+// sums (0: none); its attention torchvision's nn.MultiheadAttention (batch_first) where `mha`.
+void encoder_layer(TokenLayers& t, const std::string& n, int heads, bool pre_norm, double p = 0, bool mha = false) {
   const int d = t.hidden();
+  const auto mark = [&] {
+    if (mha) t.torch_mha();
+  };
   if (pre_norm) t.layer_norm(n + ".ln_1");
   t.linear(n + ".attention.qkv", d, 3 * d);
+  mark();
   t.attention(n + ".attention.core", heads);
   t.dropout(p);
+  mark();
   t.linear(n + ".attention.out", d, d);
   t.dropout(p);
+  mark();
   t.add(n + ".attention.residual");
+  mark();
   t.layer_norm(n + (pre_norm ? ".ln_2" : ".attention.ln"));
   t.linear(n + ".mlp.fc1", d, 4 * d);
   t.activation(n + ".mlp.gelu", 4 * d);
   t.linear(n + ".mlp.fc2", 4 * d, d);
   t.dropout(p);
   t.add(n + ".mlp.residual");
+  mark();
   if (!pre_norm) t.layer_norm(n + ".output.ln");
 }
 
 // ViT with 16x16 patches on 224x224 images: 196 patches and a class token. No dropout:
-// torchvision's VisionTransformer defaults dropout and attention_dropout to 0.
+// torchvision's VisionTransformer defaults dropout and attention_dropout to 0. Its EncoderBlock's
+// attention is nn.MultiheadAttention(batch_first=True).
 LayerGraph vit(const std::string& name, int layers, int hidden, int heads, const ZooOptions& o) {
   LayerGraph g{name, "image", {}};
   ImageLayers patches(g, {3, 224, 224});
@@ -232,7 +241,7 @@ LayerGraph vit(const std::string& name, int layers, int hidden, int heads, const
   TokenLayers t(g, tokens, hidden);
   t.parameters("class_token", hidden);
   t.parameters("pos_embedding", double(tokens) * hidden);
-  for (int i = 0; i < layers; ++i) encoder_layer(t, fmt::format("encoder.layer{}", i), heads, true);
+  for (int i = 0; i < layers; ++i) encoder_layer(t, fmt::format("encoder.layer{}", i), heads, true, 0, true);
   t.layer_norm("encoder.ln");
   TokenLayers head(g, 1, hidden);  // the class token only
   head.linear("heads.head", hidden, o.classes);
