@@ -68,7 +68,8 @@ TEST(MeasuredEfficiency, PiecewiseLinearInLogSizeAndFlatBeyondTheEnds) {
 TEST(MeasuredEfficiency, AccessProbesScaleTheirOwnPattern) {
   test::ScratchDir dir;
   std::string ops;
-  for (const auto& [bytes, share] : {std::pair{1.007e8, 0.919 * 0.9}, {1.611e9, 0.917 * 0.8}, {3.221e9, 0.912 * 0.95}}) {
+  for (const auto& [bytes, share] :
+       {std::pair{1.007e8, 0.919 * 0.9}, {1.611e9, 0.917 * 0.8}, {3.221e9, 0.912 * 0.95}}) {
     const double time_s = kMemoryKernelStartupS + bytes / (share * 3.35e12);
     ops += fmt::format(R"({}{{"op": "access_streaming", "kind": "elementwise", "dtype": "bf16", "flops": 0, "bytes": {},
                        "time_s": {}, "compute_efficiency": 0, "memory_efficiency": {}, "access": "streaming"}})",

@@ -192,7 +192,8 @@ def write_trace(step, path):
     """One profiled step, annotated ProfilerStep#1 as `dtsim import` reads it, written gzipped."""
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     plain = path[: -len(".gz")]
-    with torch.profiler.profile(activities=acts, record_shapes=True, on_trace_ready=lambda p: p.export_chrome_trace(plain),
+    with torch.profiler.profile(activities=acts, record_shapes=True,
+                                on_trace_ready=lambda p: p.export_chrome_trace(plain),
                                 schedule=torch.profiler.schedule(wait=0, warmup=1, active=1)) as prof:
         for _ in range(2):
             step()

@@ -68,8 +68,8 @@ Operator product(const Layer& l, const LayerGraphRun& run) {
   }
   Operator op = cublas_gemm(l.kind == LayerKind::convolution ? "convolution" : "linear", m, k, n, run.elem_bytes);
   op.flops = 2 * l.forward_macs * run.samples;  // exactly the layer's products
-  if (l.kind == LayerKind::convolution) op.unaligned_rows = false;  // cuDNN's: channels padded apart
   if (l.kind == LayerKind::convolution) {
+    op.unaligned_rows = false;  // cuDNN's: its channels padded apart (unaligned_channels)
     // An implicit GEMM reads the feature map, not its k-fold unfolded copy.
     op.bytes = (l.input_elements + l.output_elements) * run.samples * run.elem_bytes + l.parameters * run.elem_bytes;
   }
@@ -154,17 +154,18 @@ bool fused_into_norm(const Layer& l, const LayerGraphRun& run) {
 //  - each residual sum comes out sequence-first, so the LayerNorm after it copies its fp32 input
 //    batch-first (132 us; row_permute), and its backward the gradient (135 us).
 // Under torch.compile none is modelled (no compiled ViT step traced here).
+bool eager_mha(const Layer* l, const LayerGraphRun& run) {
+  return l && l->torch_mha && run.framework != Framework::torch_compile;
+}
+bool after_attention(const Layer* previous) { return previous && previous->kind == LayerKind::attention; }
 bool mha_in_projection(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
-  return l.torch_mha && l.kind == LayerKind::linear && !(previous && previous->kind == LayerKind::attention) &&
-         run.framework != Framework::torch_compile;
+  return eager_mha(&l, run) && l.kind == LayerKind::linear && !after_attention(previous);
 }
 bool mha_out_projection(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
-  return l.torch_mha && l.kind == LayerKind::linear && previous && previous->kind == LayerKind::attention &&
-         run.framework != Framework::torch_compile;
+  return eager_mha(&l, run) && l.kind == LayerKind::linear && after_attention(previous);
 }
 bool after_sequence_first_sum(const Layer& l, const Layer* previous, const LayerGraphRun& run) {
-  return feature_norm(&l) && previous && previous->torch_mha && previous->kind == LayerKind::elementwise &&
-         run.framework != Framework::torch_compile;
+  return feature_norm(&l) && eager_mha(previous, run) && previous->kind == LayerKind::elementwise;
 }
 
 // The fused attention kernel for an encoder layer (no causal mask).
@@ -276,9 +277,10 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       } else {
         if (layout_transposed(l, run))
           ops.push_back(memory_op("input_to_nhwc", MemoryAccess::layout_transpose, 2 * in * e));
-        if (mha_in_projection(l, previous, run)) ops.push_back(memory_op("mha_input_copy", MemoryAccess::strided, 2 * in * e));
+        const bool mha = mha_in_projection(l, previous, run);
+        if (mha) ops.push_back(memory_op("mha_input_copy", MemoryAccess::strided, 2 * in * e));
         ops.push_back(product(l, run));
-        if (mha_in_projection(l, previous, run)) ops.push_back(memory_op("mha_bias_add", MemoryAccess::strided, 2 * out * e));
+        if (mha) ops.push_back(memory_op("mha_bias_add", MemoryAccess::strided, 2 * out * e));
       }
       break;
     }
