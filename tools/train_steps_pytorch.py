@@ -75,7 +75,8 @@ class GptBlock(torch.nn.Module):
     def __init__(self, hidden, heads, dropout, unfused, seq):
         super().__init__()
         self.heads, self.dropout, self.unfused = heads, dropout, unfused
-        self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
+        if unfused:  # the causal mask the written-out attention fills with -inf
+            self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).triu(1), persistent=False)
         self.ln1, self.ln2 = torch.nn.LayerNorm(hidden), torch.nn.LayerNorm(hidden)
         self.qkv = torch.nn.Linear(hidden, 3 * hidden)
         self.proj = torch.nn.Linear(hidden, hidden)
