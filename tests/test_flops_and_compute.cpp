@@ -488,6 +488,33 @@ TEST(FusedAttention, RunsAtTheMeasuredH100Rates) {
   EXPECT_NEAR(cm.time_s(narrow_fwd), narrow_fwd.flops / (0.767 * 0.480 * 989.4e12), 1e-9 * cm.time_s(narrow_fwd));
 }
 
+// Below 512 tokens cuDNN's kernels run at the rates of the steps traced on 2026-11-28 (head dim 64,
+// no causal mask, helper kernels included): BERT-large's 128 tokens 0.119 of the peak forward and
+// 0.089 backward, ViT-B/16's 197 0.183 and 0.116; at 300 tokens, linear in log2 from 197's to the
+// curves' 512 point (FlashAttention-3's non-causal forward, 497 of 989.4 TFLOP/s, and the measured
+// backward, 0.187, each at head dim 64's share).
+TEST(FusedAttention, ShortSequencesRunAtTheTracedEncoderRates) {
+  const ComputeModel cm(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  const auto shares = [&](double seq) {
+    RankShape r = attention_shape("h100-sxm", AttentionKernel::cudnn, seq);
+    r.head_dim = 64, r.causal = false;
+    const Operator fwd = find_op(layer_forward_ops(r), "fused_attention");
+    const Operator bwd = find_op(layer_backward_ops(r), "fused_attention_backward");
+    return std::pair{fwd.flops / (cm.time_s(fwd) * 989.4e12), bwd.flops / (cm.time_s(bwd) * 989.4e12)};
+  };
+  EXPECT_NEAR(shares(128).first, 0.119, 1e-9);
+  EXPECT_NEAR(shares(128).second, 0.089, 1e-9);
+  // Shorter ones at 128's rate (at 64 tokens the kernel's bytes bound it instead).
+  EXPECT_NEAR(fused_attention_efficiency(AttentionKernel::cudnn, AttentionPass::forward, false, 64, 64,
+                                         *find_device("h100-sxm")),
+              0.119, 1e-9);
+  EXPECT_NEAR(shares(197).first, 0.183, 1e-9);
+  EXPECT_NEAR(shares(197).second, 0.116, 1e-9);
+  const double t = std::log2(300.0 / 197) / std::log2(512.0 / 197);
+  EXPECT_NEAR(shares(300).first, (1 - t) * 0.183 + t * 0.767 * 497 / 989.4, 1e-9);
+  EXPECT_NEAR(shares(300).second, (1 - t) * 0.116 + t * 0.792 * 0.187, 1e-9);
+}
+
 TEST(FusedAttention, FlashAttentionV1AtItsPublishedShareOfPeak) {
   // Dao 2023 (FlashAttention-2), abstract: v1 reaches 25-40% of the A100's peak, v2 50-73%, the
   // non-causal forward's rate. The causal forward and the backward keep the share of it that

@@ -46,6 +46,19 @@ constexpr Curve kH100Flash2BackwardMeasured = {0.100, 0.133, 0.190, 0.243, 0.276
 constexpr double kCudnnHeadDim64Forward = 0.767, kCudnnHeadDim64Backward = 0.792;
 constexpr double kFlash2HeadDim64Forward = 0.97, kFlash2HeadDim64Backward = 0.94;
 
+// cuDNN below 512 tokens, without a causal mask, from the kernels of the steps traced on
+// 2026-11-28 (tests/data/h100-2026-11-28), head dim 64, each as a fraction of the peak: BERT-large
+// (64 x 16 heads x 128 tokens, 4.295 GFLOP forward) 36.5 us forward and 122.3 us backward with its
+// helper kernels (0.119, 0.089); ViT-B/16 (256 x 12 heads x 197 tokens, 30.51 GFLOP) 168.8 us and
+// 663.0 us (0.183, 0.116). Taken as head dim 128's rate by the factors above; between 197 and
+// 512 tokens linear in log2 of the length up to the curves' 512 point, below 128 as 128.
+struct ShortSequenceRate {
+  double seq_len, forward, backward;
+};
+constexpr ShortSequenceRate kCudnnShortSequences[] = {
+    {128, 0.119 / kCudnnHeadDim64Forward, 0.089 / kCudnnHeadDim64Backward},
+    {197, 0.183 / kCudnnHeadDim64Forward, 0.116 / kCudnnHeadDim64Backward}};
+
 // A100 (sm80), FlashAttention-2 only: Dao, "FlashAttention-2" (2023), abstract: 50-73% of the
 // theoretical maximum FLOP/s on A100. Taken as 50% at 512 and 73% at 16k, in even steps between
 // (linear in log2 of the length), as the non-causal forward's rate (the causal forward and the
@@ -141,7 +154,20 @@ double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool ca
     return head_dim_share * share * interpolate(k == AttentionKernel::flash1 ? kA100Flash1 : kA100Flash2, seq_len);
   }
   // Blackwell is taken at Hopper's fraction of its own peak until it is measured.
-  return head_dim_share * interpolate(hopper_curve(k, pass, causal), seq_len);
+  const Curve& curve = hopper_curve(k, pass, causal);
+  const bool backward = pass == AttentionPass::backward;
+  if (k == AttentionKernel::cudnn && (backward || !causal) && seq_len < 512) {
+    const auto rate = [&](const ShortSequenceRate& p) { return backward ? p.backward : p.forward; };
+    const ShortSequenceRate& lo = kCudnnShortSequences[0];
+    const ShortSequenceRate& hi = kCudnnShortSequences[1];
+    if (seq_len <= lo.seq_len) return head_dim_share * rate(lo);
+    const bool below_hi = seq_len < hi.seq_len;
+    const double from = below_hi ? lo.seq_len : hi.seq_len, to = below_hi ? hi.seq_len : 512;
+    const double to_rate = below_hi ? rate(hi) : curve[0];
+    const double t = std::log2(seq_len / from) / std::log2(to / from);
+    return head_dim_share * ((1 - t) * rate(below_hi ? lo : hi) + t * to_rate);
+  }
+  return head_dim_share * interpolate(curve, seq_len);
 }
 
 }  // namespace dtsim
