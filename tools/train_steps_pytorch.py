@@ -166,7 +166,7 @@ def bert_large():
 def lm(model, batch, seq, compiled=False):
     model = model.cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    vocab = 30522 if isinstance(model, HfLogits) else model.embed.num_embeddings
+    vocab = model.model.config.vocab_size if isinstance(model, HfLogits) else model.embed.num_embeddings
     return model, lm_step(torch.compile(model) if compiled else model, opt, batch, seq, vocab)
 
 

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "measured_efficiency.hpp"
+
 namespace dtsim {
 
 namespace {
@@ -157,15 +159,11 @@ double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool ca
   const Curve& curve = hopper_curve(k, pass, causal);
   const bool backward = pass == AttentionPass::backward;
   if (k == AttentionKernel::cudnn && (backward || !causal) && seq_len < 512) {
-    const auto rate = [&](const ShortSequenceRate& p) { return backward ? p.backward : p.forward; };
-    const ShortSequenceRate& lo = kCudnnShortSequences[0];
-    const ShortSequenceRate& hi = kCudnnShortSequences[1];
-    if (seq_len <= lo.seq_len) return head_dim_share * rate(lo);
-    const bool below_hi = seq_len < hi.seq_len;
-    const double from = below_hi ? lo.seq_len : hi.seq_len, to = below_hi ? hi.seq_len : 512;
-    const double to_rate = below_hi ? rate(hi) : curve[0];
-    const double t = std::log2(seq_len / from) / std::log2(to / from);
-    return head_dim_share * ((1 - t) * rate(below_hi ? lo : hi) + t * to_rate);
+    EfficiencyCurve short_sequences;  // piecewise linear in log(length), 128's rate below it
+    for (const ShortSequenceRate& p : kCudnnShortSequences)
+      short_sequences.add(p.seq_len, backward ? p.backward : p.forward);
+    short_sequences.add(512, curve[0]);
+    return head_dim_share * short_sequences.at(seq_len);
   }
   return head_dim_share * interpolate(curve, seq_len);
 }
