@@ -207,6 +207,10 @@ TEST(ComputeModel, MemoryAccessSharesFollowTheMeasuredSizes) {
   const double halfway = std::sqrt(2.47e9 * 6.3e9);
   EXPECT_NEAR(memory_access_efficiency(MemoryAccess::unrolled, halfway), (0.57 + 1.16) / 2, 1e-12);
   EXPECT_DOUBLE_EQ(memory_access_efficiency(MemoryAccess::fill, 1e12), 1.98);
+  // Dropout's kernel (it draws random numbers too): 0.86 at 41.9 MB, 0.77 at 1.208 GB.
+  EXPECT_DOUBLE_EQ(memory_access_efficiency(MemoryAccess::dropout, 1e7), 0.86);
+  EXPECT_NEAR(memory_access_efficiency(MemoryAccess::dropout, std::sqrt(4.194e7 * 1.208e9)), (0.86 + 0.77) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(memory_access_efficiency(MemoryAccess::dropout, 1.208e9), 0.77);
 }
 
 // The shares are per kernel: 63 GB streamed by 100 kernels of 630 MB each run at 0.93 of the peak,

@@ -11,6 +11,7 @@
 #include "input_error.hpp"
 #include "kernel_builders.hpp"
 #include "kineto_trace.hpp"
+#include "memory_access.hpp"
 #include "resolved_scenario.hpp"
 #include "scenario_loader.hpp"
 #include "simulation.hpp"
@@ -177,6 +178,40 @@ TEST(EagerKernels, UnfusedAttentionCastsForSoftmaxAndMultipliesInItsBackward) {
   EXPECT_NEAR(time_of(f, "attention_softmax"), 365e-6, 0.10 * 365e-6);
   EXPECT_NEAR(time_of(b, "attention_softmax_grad_times_output"), 529e-6, 0.10 * 529e-6);
   EXPECT_NEAR(time_of(b, "attention_softmax_backward"), 529e-6, 0.10 * 529e-6);
+}
+
+// The same step's copies and masks (tests/data/h100-2026-11-28, its 24 layers alike): the head-major
+// output of the batched GEMM copied token-major for the projection, [8, 1024, 16, 64] bf16 (23.6
+// us; its gradient 25.4 us); q, k and v's gradients, once stacked (aten::cat 102.6 us), copied
+// token-major for the fused projection ([8, 1024, 3, 16, 64]: 80.4 us). masked_fill_ with the causal
+// mask runs forward and backward as one kernel (elementwise_kernel<128, 4>, 391.5 us both): the
+// bf16 scores read and written, the 1 MB mask once, at the strided share 0.35 (it reached 0.41).
+// The dropout kernels at the dropout share: the fp32 probabilities' 467.4 us, a bf16 [8, 1024,
+// 1024] branch's 16.3 us.
+TEST(EagerKernels, UnfusedAttentionCopiesAroundItsBatchedGemmsAndMasksTwice) {
+  Scenario s = load_scenario(test::source_dir() / "scenarios" / "gpt-350m-1-h100.yaml");
+  const RankShape r = rank_shape(s);
+  const double scores = 8.0 * 16 * 1024 * 1024, tokens = 8.0 * 1024;
+  const std::vector<Operator> f = layer_forward_ops(r), b = layer_backward_ops(r);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "attention_output_transpose"), 2 * tokens * 1024 * 2);
+  EXPECT_DOUBLE_EQ(bytes_of(b, "attention_output_transpose_grad"), 2 * tokens * 1024 * 2);
+  EXPECT_DOUBLE_EQ(bytes_of(b, "qkv_grad_permute"), 2 * tokens * 3072 * 2);
+  EXPECT_DOUBLE_EQ(bytes_of(f, "causal_mask"), scores * 4 + 1024 * 1024);
+  EXPECT_DOUBLE_EQ(bytes_of(b, "causal_mask_backward"), scores * 4 + 1024 * 1024);
+  const ComputeModel m = resolve_scenario(s).compute;
+  const auto time_of = [&](const std::vector<Operator>& ops, const std::string& name) {
+    for (const Operator& op : ops)
+      if (op.name == name) return m.time_s(op);
+    return 0.0;
+  };
+  const double mask_s = (scores * 4 + 1024 * 1024) / (3350e9 * 0.35) + kMemoryKernelStartupS;  // 460.6 us
+  EXPECT_NEAR(time_of(f, "causal_mask"), mask_s, 1e-12);
+  EXPECT_NEAR(time_of(b, "causal_mask_backward"), mask_s, 1e-12);
+  EXPECT_NEAR(mask_s, 391.5e-6, 0.20 * 391.5e-6);
+  EXPECT_NEAR(time_of(f, "attention_output_transpose"), 23.6e-6, 0.30 * 23.6e-6);
+  EXPECT_NEAR(time_of(b, "qkv_grad_permute"), 80.4e-6, 0.10 * 80.4e-6);
+  EXPECT_NEAR(time_of(f, "attention_dropout"), 467.4e-6, 0.01 * 467.4e-6);
+  EXPECT_NEAR(time_of(f, "dropout"), 16.3e-6, 0.01 * 16.3e-6);
 }
 
 // The traced BERT-large step's masked-LM head (tests/data/h100-2026-11-28): [8192 x 1024] x [1024 x

@@ -114,7 +114,7 @@ void grad_sum(Kernels& k, double elements, double bytes_per_element) {
 void dropout_forward(Kernels& k) {
   if (k.r().dropout <= 0) return;
   const double th = k.r().tokens() * k.r().hidden;
-  k.mem("dropout", MemoryAccess::streaming, th * (2 * k.e() + 1));  // read, write, a 1-byte mask
+  k.mem("dropout", MemoryAccess::dropout, th * (2 * k.e() + 1));  // read, write, a 1-byte mask
   k.keep(th);
 }
 
@@ -178,6 +178,14 @@ void rope_backward(Kernels& k, double heads) {
   k.mem("head_transpose_grad", MemoryAccess::strided, 2 * 2 * n * e);
 }
 
+// masked_fill of the scores (bf16, read and written in place) with the [q, kv] causal mask broadcast
+// over batch and heads, read once (it stays in L2): PyTorch's non-vectorized element-wise kernel
+// (elementwise_kernel<128, 4>), forward and backward alike. The traced GPT-350M's both took 391.5
+// us for 537.9 MB (0.41 of the peak; priced as strided, 0.35).
+double causal_mask_bytes(const RankShape& r) {
+  return r.batch * r.heads * r.seq * r.kv_seq * 2 * r.elem_bytes + r.seq * r.kv_seq;
+}
+
 // Attention written out (nanoGPT's "manual" path): QK^T, scale, causal masked_fill, softmax in fp32
 // (autocast), dropout, the probabilities cast back to bf16, times V. Autocast runs softmax in fp32
 // by casting its bf16 input first, a copy of its own (the traced GPT-350M: 416 us for the
@@ -196,12 +204,12 @@ void unfused_attention_forward(Kernels& k) {
   k.add(qk);
   k.keep(r.tokens() * (r.heads + r.kv_heads) * r.head_dim * e);  // q and k
   k.mem("attention_scale", MemoryAccess::streaming, 2 * scores * e);
-  k.mem("causal_mask", MemoryAccess::strided, scores * (2 * e + 1));
+  k.mem("causal_mask", MemoryAccess::strided, causal_mask_bytes(r));
   if (r.autocast) k.mem("scores_cast", MemoryAccess::unrolled, scores * (e + 4));
   k.add(attention_softmax(scores, kv, p, p));
   k.keep(scores * p);
   if (r.dropout > 0) {
-    k.mem("attention_dropout", MemoryAccess::streaming, scores * (2 * p + 1));
+    k.mem("attention_dropout", MemoryAccess::dropout, scores * (2 * p + 1));
     k.keep(scores * (1 + (r.autocast ? 0 : p)));  // the mask, and the output PV keeps
   }
   if (r.autocast) {
@@ -209,8 +217,7 @@ void unfused_attention_forward(Kernels& k) {
     k.keep(scores * e);
   }
   k.add(pv);
-  // v, and the output the projection keeps (RoPE's transpose keeps a copy of its own).
-  k.keep(r.tokens() * (r.kv_heads + (r.position == PositionKind::rope ? 0 : r.heads)) * r.head_dim * e);
+  k.keep(r.tokens() * r.kv_heads * r.head_dim * e);  // v (the output's token-major copy: attention_forward)
 }
 
 void unfused_attention_backward(Kernels& k) {
@@ -225,9 +232,16 @@ void unfused_attention_backward(Kernels& k) {
   if (r.dropout > 0) k.mem("attention_dropout_backward", MemoryAccess::streaming, scores * (2 * p + 1));
   for (const Operator& op : attention_softmax_backward(scores, kv, p)) k.add(op);
   if (r.autocast) k.mem("scores_grad_cast", MemoryAccess::streaming, scores * (4 + e));
-  k.mem("causal_mask_backward", MemoryAccess::streaming, scores * (2 * e + 1));
+  k.mem("causal_mask_backward", MemoryAccess::strided, causal_mask_bytes(r));
   k.mem("attention_scale_backward", MemoryAccess::streaming, 2 * scores * e);
   k.add(bmm);  // dQ = dS K, dK = dS^T Q
+}
+
+// Whether the attention output comes back head-major, to be copied token-major for the projection:
+// where RoPE rebuilt q head-major, or unfused attention's batched GEMMs wrote it. Otherwise SDPA
+// writes it in q's (token-major) layout, as the varlen API's padded copy does.
+bool head_major_output(const RankShape& r) {
+  return (r.position == PositionKind::rope || r.attention == AttentionKernel::unfused) && !r.attention_varlen;
 }
 
 void attention_forward(Kernels& k, const LayerLinears& l) {
@@ -245,10 +259,7 @@ void attention_forward(Kernels& k, const LayerLinears& l) {
     unfused_attention_forward(k);
   else
     add_fused_attention(k, r, AttentionPass::forward);
-  // RoPE rebuilt q head-major, so the output comes back head-major and is transposed for the
-  // projection (which keeps the copy); otherwise it comes back in q's (token-major) layout, as
-  // the varlen API's padded copy does.
-  if (r.position == PositionKind::rope && !r.attention_varlen) {
+  if (head_major_output(r)) {  // the projection keeps the copy
     k.mem("attention_output_transpose", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * k.e());
     k.keep(t * r.heads * r.head_dim * k.e());
   }
@@ -263,7 +274,7 @@ void attention_backward(Kernels& k, const LayerLinears& l) {
   residual_branch_grad(k);
   dropout_backward(k);
   linear_backward(k, l.out);
-  if (r.position == PositionKind::rope && !r.attention_varlen)
+  if (head_major_output(r))
     k.mem("attention_output_transpose_grad", MemoryAccess::strided, 2 * t * r.heads * r.head_dim * k.e());
   if (r.attention == AttentionKernel::unfused)
     unfused_attention_backward(k);
@@ -274,6 +285,11 @@ void attention_backward(Kernels& k, const LayerLinears& l) {
     rope_backward(k, r.kv_heads);
   }
   if (r.fused_qkv) k.mem("qkv_grad_stack", MemoryAccess::strided, 2 * t * l.qkv[0].n * k.e());
+  // Unfused attention's batched GEMMs leave q, k and v's gradients head-major: once stacked, they
+  // are copied token-major ([b, s, 3, heads, d]) for the projection (the traced GPT-350M: aten::cat
+  // 102.6 us, then aten::copy_ 80.4 us).
+  if (r.fused_qkv && r.attention == AttentionKernel::unfused)
+    k.mem("qkv_grad_permute", MemoryAccess::strided, 2 * t * l.qkv[0].n * k.e());
   for (const Linear& linear : l.qkv) linear_backward(k, linear);
   for (size_t i = 1; i < l.qkv.size(); ++i) grad_sum(k, th, k.s());
 }

@@ -200,7 +200,8 @@ std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraph
                (2 * r.batch * r.seq * r.hidden + scores) * e, head_dim_tile_utilization(r.head_dim)};
   bmm.kernels = 2 * kCublasGemmActivities;
   const double dropout_bytes = scores * (2 * p + 1);
-  const Operator dropout = streaming(backward ? "attention_dropout_backward" : "attention_dropout", dropout_bytes);
+  const Operator dropout = backward ? streaming("attention_dropout_backward", dropout_bytes)
+                                    : memory_op("attention_dropout", MemoryAccess::dropout, dropout_bytes);
   std::vector<Operator> ops;
   if (!backward) {
     ops = {bmm};
@@ -235,8 +236,9 @@ double output_element_bytes(const Layer& l, const LayerGraphRun& run) {
 bool output_dropout(const Layer& l, const LayerGraphRun& run) {
   return l.dropout > 0 && l.kind != LayerKind::attention && run.framework != Framework::torch_compile;
 }
-Operator dropout_kernel(const char* name, const Layer& l, const LayerGraphRun& run) {
-  return streaming(name, l.output_elements * run.samples * (2 * output_element_bytes(l, run) + 1));
+Operator dropout_kernel(bool backward, const Layer& l, const LayerGraphRun& run) {
+  const double bytes = l.output_elements * run.samples * (2 * output_element_bytes(l, run) + 1);
+  return backward ? streaming("dropout_backward", bytes) : memory_op("dropout", MemoryAccess::dropout, bytes);
 }
 
 }  // namespace
@@ -343,7 +345,7 @@ std::vector<Operator> layer_forward_kernels(const Layer& l, const Layer* previou
       else if (l.parameters > 0) ops.push_back(streaming("parameter_add", 3 * l.parameters * n * stream));
       break;
   }
-  if (output_dropout(l, run)) ops.push_back(dropout_kernel("dropout", l, run));
+  if (output_dropout(l, run)) ops.push_back(dropout_kernel(false, l, run));
   return ops;
 }
 
@@ -354,7 +356,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
   const bool first = previous == nullptr;
   const bool compiled = run.framework == Framework::torch_compile;
   std::vector<Operator> ops;
-  if (output_dropout(l, run)) ops.push_back(dropout_kernel("dropout_backward", l, run));
+  if (output_dropout(l, run)) ops.push_back(dropout_kernel(true, l, run));
   switch (l.kind) {
     case LayerKind::convolution:
     case LayerKind::linear: {

@@ -115,7 +115,7 @@ inline constexpr const char* kMemoryAccesses[] = {
     "streaming",     "unrolled",      "promoting",             "strided",
     "normalization", "norm_backward", "batch_norm_statistics", "batch_norm_transform",
     "max_pool_backward", "softmax",   "fill",                  "optimizer_step",
-    "multi_tensor",  "layout_transpose",      "row_permute"};
+    "multi_tensor",  "layout_transpose",      "row_permute",          "dropout"};
 
 // Whether `name` is one of `names` (the lists above), and the list as "a, b, c or d" for messages.
 template <size_t N>

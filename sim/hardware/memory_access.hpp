@@ -12,7 +12,7 @@
 namespace dtsim {
 
 enum class MemoryAccess {
-  streaming,       // contiguous, one dtype (or PyTorch's fast fp32 -> bf16 cast): add, mul, SiLU, GeLU, dropout
+  streaming,       // contiguous, one dtype (or PyTorch's fast fp32 -> bf16 cast): add, mul, SiLU, GeLU
   unrolled,        // PyTorch's non-vectorized element-wise kernel: bf16/fp16 -> fp32 copies, strided inputs
   promoting,       // element-wise ops on inputs of two dtypes (fp32 + bf16 -> fp32): the same unrolled kernel
   strided,         // permuting, concatenating, slicing and broadcasting copies; gathers and scatters
@@ -27,6 +27,7 @@ enum class MemoryAccess {
   multi_tensor,    // other multi-tensor passes over the parameters: norms, scaling (gradient clipping)
   layout_transpose,  // cuDNN's NCHW <-> NHWC copies around a convolution of contiguous feature maps
   row_permute,     // an fp32 copy that reorders whole rows: a sequence-first [s, b, h] tensor made batch-first
+  dropout,         // PyTorch's dropout forward: random numbers drawn per element, the result and a 1-byte mask
 };
 inline constexpr MemoryAccess kMemoryAccesses[] = {
     MemoryAccess::streaming, MemoryAccess::unrolled,        MemoryAccess::promoting, MemoryAccess::strided,
@@ -34,7 +35,7 @@ inline constexpr MemoryAccess kMemoryAccesses[] = {
     MemoryAccess::batch_norm_transform, MemoryAccess::max_pool_backward,
     MemoryAccess::softmax, MemoryAccess::fill,
     MemoryAccess::optimizer_step, MemoryAccess::multi_tensor, MemoryAccess::layout_transpose,
-    MemoryAccess::row_permute};
+    MemoryAccess::row_permute, MemoryAccess::dropout};
 inline constexpr int kMemoryAccessCount = int(std::size(kMemoryAccesses));
 const char* to_string(MemoryAccess a);
 // The pattern of that name; nullopt for another.
