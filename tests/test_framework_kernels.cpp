@@ -11,6 +11,7 @@
 #include "input_error.hpp"
 #include "kernel_builders.hpp"
 #include "kineto_trace.hpp"
+#include "layer_graph_kernels.hpp"
 #include "memory_access.hpp"
 #include "resolved_scenario.hpp"
 #include "scenario_loader.hpp"
@@ -212,6 +213,31 @@ TEST(EagerKernels, UnfusedAttentionCopiesAroundItsBatchedGemmsAndMasksTwice) {
   EXPECT_NEAR(time_of(b, "qkv_grad_permute"), 80.4e-6, 0.10 * 80.4e-6);
   EXPECT_NEAR(time_of(f, "attention_dropout"), 467.4e-6, 0.01 * 467.4e-6);
   EXPECT_NEAR(time_of(f, "dropout"), 16.3e-6, 0.01 * 16.3e-6);
+}
+
+// cuDNN's weight gradients of the traced ResNet steps' convolutions (the stem left out): 52 in
+// ResNet-50 at batch 256, 5491.0 us (tests/data/h100-2026-11-26), 154 in ResNet-152 at batch 128,
+// 8354.1 us (tests/data/h100-2026-11-28); each priced at its forward's time and 14.94 us more.
+// (At 0.82 of the forward's rate, as before, ResNet-152's came to 6.8 ms.)
+TEST(LayerGraphKernels, TheResNetStepsWeightGradientsTakeWhatTheirTracesMeasured) {
+  const auto wgrad_s = [](const char* runs, size_t index) {
+    const ResolvedScenario rs = resolved_published_run(test::source_dir() / "validation" / runs,
+                                                       test::source_dir() / "topologies", index);
+    const LayerGraph& g = rs.scenario.layer_model->graph;
+    const LayerGraphRun run = layer_graph_run(rs.scenario);
+    double s = 0;
+    for (size_t i = 1; i < g.layers.size(); ++i)
+      for (const Operator& op : layer_backward_kernels(g.layers[i], &g.layers[i - 1], run))
+        if (op.weight_gradient && op.kind == OperatorKind::gemm && g.layers[i].kind == LayerKind::convolution)
+          s += rs.compute.time_s(op);
+    return s;
+  };
+  ASSERT_EQ(read_published_runs(test::source_dir() / "validation" / "single-gpu-steps.yaml",
+                                test::source_dir() / "topologies")[3].scenario.name, "h100-resnet50-b256-eager");
+  ASSERT_EQ(read_published_runs(test::source_dir() / "validation" / "more-single-gpu-steps.yaml",
+                                test::source_dir() / "topologies")[3].scenario.name, "h100-resnet152-b128-eager");
+  EXPECT_NEAR(wgrad_s("single-gpu-steps.yaml", 3), 5491.0e-6, 0.10 * 5491.0e-6);
+  EXPECT_NEAR(wgrad_s("more-single-gpu-steps.yaml", 3), 8354.1e-6, 0.10 * 8354.1e-6);
 }
 
 // The traced BERT-large step's masked-LM head (tests/data/h100-2026-11-28): [8192 x 1024] x [1024 x

@@ -55,6 +55,10 @@ TEST(LayerModelOperators, AConvolutionCostsTwoFlopsPerMacAndItsTensorsBytes) {
   EXPECT_EQ(bw[1].flops, conv.flops);
   EXPECT_TRUE(bw[1].weight_gradient);
   EXPECT_EQ(bw[2].bytes, 64.0 * 64 * 9 * (2 + 4));
+  // cuDNN's split-K weight gradient: the forward's time and 14.94 us more.
+  const ComputeModel h100(*find_device("h100-sxm"), Precision::bf16, default_efficiencies());
+  EXPECT_DOUBLE_EQ(h100.time_s(bw[0]), h100.time_s(conv));
+  EXPECT_NEAR(h100.time_s(bw[1]), h100.time_s(conv) + 14.94e-6, 1e-12);
 }
 
 TEST(DdpBuckets, FillInReverseLayerOrderWithASmallFirstBucket) {

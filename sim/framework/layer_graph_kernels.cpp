@@ -81,10 +81,14 @@ Operator product(const Layer& l, const LayerGraphRun& run) {
 // (3 channels) took 1534.5 us forward and 882.1 us for its weight gradient, 0.040 and 0.069 of the
 // bf16 peak, and 109.9 us for each of its two padding kernels.
 constexpr double kUnalignedConvForwardEfficiency = 0.040, kUnalignedConvWgradEfficiency = 0.069;
-// cuDNN's weight-gradient convolutions are split over more kernels (58 for 37 of the traced
-// ResNet-50's convolutions, split-K) and each preceded by an init kernel (43): 4812.2 us where the
-// forward ran the same convolutions in 3943.3 us (dgrad 4081.2): 0.82 of the forward's rate.
-constexpr double kConvWgradRate = 0.82;
+// cuDNN splits a convolution's weight gradient over the batch (split-K: an init kernel zeroes a
+// workspace, the partial sums are reduced after), which costs each convolution about the same time
+// beyond its forward's, whatever the batch: in the traced steps, the stem left out, ResNet-50's 52
+// weight gradients at batch 256 took 5491.0 us where their forward passes took 4800.0 (13.3 us
+// more each; tests/data/h100-2026-11-26), ResNet-152's 154 at batch 128 8354.1 us against 5967.8
+// (15.5 us; tests/data/h100-2026-11-28): 14.94 us a convolution over the 206. (As a rate of the
+// forward's, 0.87 and 0.71: no one rate fits both batches.)
+constexpr double kConvWgradExtraS = 14.94e-6;
 // cuDNN's BatchNorm takes maps of fewer elements (32-bit indexing; Normalization.cpp).
 constexpr double kCudnnBatchNormMaxElements = 2147483647;
 bool unaligned_channels(const Layer& l) { return l.kind == LayerKind::convolution && l.in_channels % 8 != 0; }
@@ -378,7 +382,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
         ops.push_back(unaligned(gemm_wgrad(fwd), kUnalignedConvWgradEfficiency));
       } else {
         Operator wgrad = gemm_wgrad(fwd);
-        if (l.kind == LayerKind::convolution) wgrad.tile_utilization *= kConvWgradRate;
+        if (l.kind == LayerKind::convolution) wgrad.fixed_s = kConvWgradExtraS;
         ops.push_back(wgrad);
       }
       const ProductParameters w = product_parameters(l);

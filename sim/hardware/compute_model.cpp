@@ -78,8 +78,8 @@ double ComputeModel::time_s(const Operator& op) const {
   const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization * tensor_clock_) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
-  if (op.kernel_efficiency > 0) return std::max(compute_s, memory_s);  // a fused kernel's measured rate
-  return std::hypot(compute_s, memory_s);
+  if (op.kernel_efficiency > 0) return std::max(compute_s, memory_s) + op.fixed_s;  // a fused kernel's measured rate
+  return std::hypot(compute_s, memory_s) + op.fixed_s;
 }
 
 }  // namespace dtsim

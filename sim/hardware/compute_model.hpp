@@ -67,6 +67,9 @@ struct Operator {
   // The host waits for the GPU to finish this operator's kernels before it launches the next (a
   // copy to the host: .item(), nonzero's count), so the GPU then waits for that launch.
   bool host_sync = false;
+  // GEMMs: time the kernels take beyond their FLOPs and bytes (cuDNN's split-K weight gradient of
+  // a convolution: its workspace and partial sums); 0 for most.
+  double fixed_s = 0;
   // Multi-tensor launches (framework/multi_tensor_apply.hpp; `kernels` equal ones): the largest
   // chunk's share of a full 65,536-element chunk in each, which one thread block streams alone
   // (kMultiTensorChunkS); 0 for other operators.
