@@ -50,6 +50,13 @@ double bytes_of(const std::vector<Operator>& ops, const std::string& name) {
   return b;
 }
 
+// The time `m` prices the first operator of that name at (0 without one).
+double time_of(const ComputeModel& m, const std::vector<Operator>& ops, const std::string& name) {
+  for (const Operator& op : ops)
+    if (op.name == name) return m.time_s(op);
+  return 0.0;
+}
+
 // The traced eager Llama layer's forward (aten::linear's copy_ kernels): every one of its seven
 // linears casts its fp32 weight to bf16 (4 + 2 B per parameter), the five fed by a norm's fp32
 // output (q, k, v, gate, up) their input too; two RMSNorms on the fp32 stream; two residual adds
@@ -170,15 +177,10 @@ TEST(EagerKernels, UnfusedAttentionCastsForSoftmaxAndMultipliesInItsBackward) {
   EXPECT_DOUBLE_EQ(bytes_of(b, "attention_softmax_backward"), scores * 12);
   // Priced on the H100 within 10% of the traced kernels.
   const ComputeModel m = resolve_scenario(s).compute;
-  const auto time_of = [&](const std::vector<Operator>& ops, const std::string& name) {
-    for (const Operator& op : ops)
-      if (op.name == name) return m.time_s(op);
-    return 0.0;
-  };
-  EXPECT_NEAR(time_of(f, "scores_cast"), 416e-6, 0.10 * 416e-6);
-  EXPECT_NEAR(time_of(f, "attention_softmax"), 365e-6, 0.10 * 365e-6);
-  EXPECT_NEAR(time_of(b, "attention_softmax_grad_times_output"), 529e-6, 0.10 * 529e-6);
-  EXPECT_NEAR(time_of(b, "attention_softmax_backward"), 529e-6, 0.10 * 529e-6);
+  EXPECT_NEAR(time_of(m, f, "scores_cast"), 416e-6, 0.10 * 416e-6);
+  EXPECT_NEAR(time_of(m, f, "attention_softmax"), 365e-6, 0.10 * 365e-6);
+  EXPECT_NEAR(time_of(m, b, "attention_softmax_grad_times_output"), 529e-6, 0.10 * 529e-6);
+  EXPECT_NEAR(time_of(m, b, "attention_softmax_backward"), 529e-6, 0.10 * 529e-6);
 }
 
 // The same step's copies and masks (tests/data/h100-2026-11-28, its 24 layers alike): the head-major
@@ -200,19 +202,14 @@ TEST(EagerKernels, UnfusedAttentionCopiesAroundItsBatchedGemmsAndMasksTwice) {
   EXPECT_DOUBLE_EQ(bytes_of(f, "causal_mask"), scores * 4 + 1024 * 1024);
   EXPECT_DOUBLE_EQ(bytes_of(b, "causal_mask_backward"), scores * 4 + 1024 * 1024);
   const ComputeModel m = resolve_scenario(s).compute;
-  const auto time_of = [&](const std::vector<Operator>& ops, const std::string& name) {
-    for (const Operator& op : ops)
-      if (op.name == name) return m.time_s(op);
-    return 0.0;
-  };
   const double mask_s = (scores * 4 + 1024 * 1024) / (3350e9 * 0.35) + kMemoryKernelStartupS;  // 460.6 us
-  EXPECT_NEAR(time_of(f, "causal_mask"), mask_s, 1e-12);
-  EXPECT_NEAR(time_of(b, "causal_mask_backward"), mask_s, 1e-12);
+  EXPECT_NEAR(time_of(m, f, "causal_mask"), mask_s, 1e-12);
+  EXPECT_NEAR(time_of(m, b, "causal_mask_backward"), mask_s, 1e-12);
   EXPECT_NEAR(mask_s, 391.5e-6, 0.20 * 391.5e-6);
-  EXPECT_NEAR(time_of(f, "attention_output_transpose"), 23.6e-6, 0.30 * 23.6e-6);
-  EXPECT_NEAR(time_of(b, "qkv_grad_permute"), 80.4e-6, 0.10 * 80.4e-6);
-  EXPECT_NEAR(time_of(f, "attention_dropout"), 467.4e-6, 0.01 * 467.4e-6);
-  EXPECT_NEAR(time_of(f, "dropout"), 16.3e-6, 0.01 * 16.3e-6);
+  EXPECT_NEAR(time_of(m, f, "attention_output_transpose"), 23.6e-6, 0.30 * 23.6e-6);
+  EXPECT_NEAR(time_of(m, b, "qkv_grad_permute"), 80.4e-6, 0.10 * 80.4e-6);
+  EXPECT_NEAR(time_of(m, f, "attention_dropout"), 467.4e-6, 0.01 * 467.4e-6);
+  EXPECT_NEAR(time_of(m, f, "dropout"), 16.3e-6, 0.01 * 16.3e-6);
 }
 
 // cuDNN's weight gradients of the traced ResNet steps' convolutions (the stem left out): 52 in

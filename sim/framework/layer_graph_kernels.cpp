@@ -365,9 +365,10 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
     case LayerKind::convolution:
     case LayerKind::linear: {
       const Operator fwd = product(l, run);
+      const bool mha_in = mha_in_projection(l, previous, run);
       if (mha_out_projection(l, previous, run))
         ops.push_back(memory_op("mha_output_grad_copy", MemoryAccess::strided, 2 * out * e));
-      if (mha_in_projection(l, previous, run)) {
+      if (mha_in) {
         ops.push_back(memory_op("mha_qkv_grad_zero", MemoryAccess::fill, 3 * out * e, 3));
         ops.push_back(memory_op("mha_qkv_grad_sum", MemoryAccess::streaming, 2 * 3 * out * e, 2));
       }
@@ -390,7 +391,7 @@ std::vector<Operator> layer_backward_kernels(const Layer& l, const Layer* previo
       if (run.autocast) {
         if (!first && fp32_input(previous, run))
           ops.push_back(memory_op("input_grad_cast", MemoryAccess::unrolled, in * (e + 4)));
-        if (mha_in_projection(l, previous, run))
+        if (mha_in)
           ops.push_back(memory_op("mha_input_grad_copy", MemoryAccess::row_permute, 2 * in * 4));
         // Eager's unrolled copies; Inductor's vectorized Triton casts run near the streaming rate.
         const MemoryAccess cast = compiled ? MemoryAccess::streaming : MemoryAccess::unrolled;
