@@ -1,7 +1,6 @@
 #include "measured_efficiency.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace dtsim {
 
@@ -20,14 +19,7 @@ void EfficiencyCurve::add(double size, double efficiency) {
 }
 
 double EfficiencyCurve::at(double size) const {
-  if (points_.empty()) return 0;
-  if (size <= points_.front().first) return points_.front().second;
-  if (size >= points_.back().first) return points_.back().second;
-  const auto hi = std::upper_bound(points_.begin(), points_.end(), size,
-                                   [](double s, const auto& p) { return s < p.first; });
-  const auto lo = hi - 1;
-  const double t = std::log(size / lo->first) / std::log(hi->first / lo->first);
-  return lo->second + t * (hi->second - lo->second);
+  return points_.empty() ? 0 : log_size_interpolate(points_, size);
 }
 
 bool measured_by_flops(OperatorKind k) { return k == OperatorKind::gemm || k == OperatorKind::attention_gemm; }

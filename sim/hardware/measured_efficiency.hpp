@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calibration.hpp"
+#include "log_size_curve.hpp"
 
 namespace dtsim {
 
@@ -21,8 +22,8 @@ class EfficiencyCurve {
   double at(double size) const;
 
  private:
-  std::vector<std::pair<double, double>> points_;  // (size, efficiency), sorted by size
-  std::vector<int> counts_;                        // runs averaged into each point
+  LogSizeCurve points_;     // (size, efficiency)
+  std::vector<int> counts_;  // runs averaged into each point
 };
 
 struct MeasuredEfficiencies {

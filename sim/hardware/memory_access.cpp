@@ -1,15 +1,12 @@
 #include "memory_access.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <utility>
-#include <vector>
+#include "log_size_curve.hpp"
 
 namespace dtsim {
 
 namespace {
 
-using Points = std::vector<std::pair<double, double>>;  // (bytes, fraction of the HBM peak), by size
+using Points = LogSizeCurve;  // (bytes, fraction of the HBM peak)
 
 // Measured on the H100 SXM lent to this project on 2026-11-26 (3.35 TB/s datasheet peak), from
 // the kernels of the traced training steps in tests/data/h100-2026-11-26/traces (PyTorch 2.11,
@@ -116,16 +113,6 @@ const Points& points(MemoryAccess a) {
   return streaming;
 }
 
-// Piecewise linear in log(bytes) between the points, the end values beyond them.
-double interpolate(const Points& p, double bytes) {
-  if (bytes <= p.front().first) return p.front().second;
-  if (bytes >= p.back().first) return p.back().second;
-  const auto hi = std::upper_bound(p.begin(), p.end(), bytes, [](double b, const auto& q) { return b < q.first; });
-  const auto lo = hi - 1;
-  const double t = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
-  return lo->second + t * (hi->second - lo->second);
-}
-
 // The profiler's own probes of five patterns (kernels/memory_access_probes.cu), measured on the
 // H100 SXM on 2026-11-28 (tests/data/profiler/h100-sxm-2026-11-28.raw.json, calibrations/
 // h100-sxm-2026-11-28.json): bytes over each probe's median time less kMemoryKernelStartupS, over
@@ -178,12 +165,12 @@ const char* to_string(MemoryAccess a) {
   return "?";
 }
 
-double memory_access_efficiency(MemoryAccess a, double bytes) { return interpolate(points(a), bytes); }
+double memory_access_efficiency(MemoryAccess a, double bytes) { return log_size_interpolate(points(a), bytes); }
 
 std::optional<double> probe_reference_efficiency(MemoryAccess a, double bytes) {
   const Points* p = probe_points(a);
   if (!p) return std::nullopt;
-  return interpolate(*p, bytes);
+  return log_size_interpolate(*p, bytes);
 }
 
 std::optional<MemoryAccess> memory_access_named(const std::string& name) {
