@@ -266,7 +266,7 @@ TEST(LayerGraphOptimizer, AdamClipsAsTheTransformersDoWithTheSixScalarKernels) {
   std::vector<double> tensors;
   for (const Layer& l : bert.layers)
     tensors.insert(tensors.end(), l.parameter_tensors.begin(), l.parameter_tensors.end());
-  const std::vector<Operator> ops = layer_graph_optimizer_kernels(LayerModelOptimizer::adam, tensors);
+  const std::vector<Operator> ops = layer_graph_optimizer_kernels(LayerModelOptimizer::adam, 0, tensors);
   const Operator* total = find(ops, "grad_norm_total");
   ASSERT_NE(total, nullptr);
   EXPECT_EQ(total->kernels, 6);

@@ -531,7 +531,8 @@ double forward_held_bytes(const LayerGraph& g, const LayerGraphRun& run) {
   return held + loss_backward;
 }
 
-std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const std::vector<double>& tensors) {
+std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, double weight_decay,
+                                                    const std::vector<double>& tensors) {
   MultiTensorPasses passes(tensors);
   std::vector<Operator> ops;
   if (o == LayerModelOptimizer::adam) {
@@ -540,9 +541,12 @@ std::vector<Operator> layer_graph_optimizer_kernels(LayerModelOptimizer o, const
     return ops;
   }
   // SGD: weight decay into new gradients (_foreach_add: gradients, parameters and the result;
-  // 12 B); with momentum the buffers scaled (mul_: 8 B) and the gradients added (add_: 12 B);
-  // then the parameters less the learning rate times those (add_: 12 B).
-  add_multi_tensor_pass(ops, "sgd_weight_decay", MemoryAccess::multi_tensor, passes.of_depth(3), 12);
+  // 12 B), only when it is set (torch/optim/sgd.py, _multi_tensor_sgd: the traced ResNet-50 step ran
+  // it, the ResNet-152 step, without weight decay, did not); with momentum the buffers scaled
+  // (mul_: 8 B) and the gradients added (add_: 12 B); then the parameters less the learning rate
+  // times those (add_: 12 B).
+  if (weight_decay > 0)
+    add_multi_tensor_pass(ops, "sgd_weight_decay", MemoryAccess::multi_tensor, passes.of_depth(3), 12);
   if (o == LayerModelOptimizer::sgd_momentum) {
     add_multi_tensor_pass(ops, "sgd_momentum_scale", MemoryAccess::multi_tensor, passes.of_depth(1), 8);
     add_multi_tensor_pass(ops, "sgd_momentum_add", MemoryAccess::multi_tensor, passes.of_depth(2), 12);

@@ -19,11 +19,19 @@ inline constexpr LayerModelOptimizer kLayerModelOptimizers[] = {
     LayerModelOptimizer::sgd, LayerModelOptimizer::sgd_momentum, LayerModelOptimizer::adam};
 const char* to_string(LayerModelOptimizer o);
 
+// torch.optim.SGD's weight_decay as each model's usual recipe sets it: torchvision's classification
+// reference (references/classification/train.py @ 017e9b99, --wd default 1e-4) for image models;
+// none in DLRM's reference (facebookresearch/dlrm dlrm_s_pytorch.py @ 090956ee: SGD(parameters, lr)).
+inline constexpr double kTorchvisionWeightDecay = 1e-4;
+
 struct LayerModel {
   std::string zoo;             // a zoo_model_names() entry; empty for a layer file
   std::filesystem::path file;  // the user's layer file; empty for a zoo model
   ZooOptions options;          // for a zoo model
   LayerModelOptimizer optimizer = LayerModelOptimizer::sgd_momentum;
+  // SGD's weight_decay: above 0 the step adds it times the parameters to the gradients, one more
+  // pass over them (Adam's runs inside its update kernel).
+  double weight_decay = kTorchvisionWeightDecay;
   LayerGraph graph;            // what the zoo or the file describes
 };
 

@@ -66,7 +66,7 @@ bool is_layer_model_section(const YamlFields& f, const YAML::Node& model) {
 
 LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model, const std::string& path) {
   const std::string at = YamlFields::join(path, "model");
-  f.require_known_keys(model, at, {"zoo", "layers_file", "sequence_length", "classes", "optimizer"});
+  f.require_known_keys(model, at, {"zoo", "layers_file", "sequence_length", "classes", "optimizer", "weight_decay"});
   LayerModel m;
   if (f.has(model, "zoo") && f.has(model, "layers_file"))
     f.fail(model["layers_file"], YamlFields::join(at, "layers_file"), "either model.zoo or model.layers_file, not both",
@@ -93,6 +93,8 @@ LayerModel read_layer_model_section(const YamlFields& f, const YAML::Node& model
       : m.graph.sample_unit == "record" ? LayerModelOptimizer::sgd
                                         : LayerModelOptimizer::adam;
   m.optimizer = read_choice(f, model, at, "optimizer", kLayerModelOptimizers, usual);
+  const double usual_decay = m.graph.sample_unit == "record" ? 0 : kTorchvisionWeightDecay;
+  m.weight_decay = f.has(model, "weight_decay") ? f.number_in(model, at, "weight_decay", 0, 1) : usual_decay;
   return m;
 }
 

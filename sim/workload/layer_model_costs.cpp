@@ -67,7 +67,7 @@ LayerModelPass priced_pass(const Scenario& s, const ComputeModel& compute) {
   p.forward_launch_s = p.forward_classes.launch_s;
   p.backward_launch_s = p.backward_classes.launch_s;
   const std::vector<Operator> optimizer =
-      layer_graph_optimizer_kernels(s.layer_model->optimizer, dense_parameter_tensors(g));
+      layer_graph_optimizer_kernels(s.layer_model->optimizer, s.layer_model->weight_decay, dense_parameter_tensors(g));
   p.optimizer_classes = launched_pass(optimizer, compute, host_s);
   p.optimizer_classes.launch_s += step_overhead_s(s.training);
   p.optimizer_s = p.optimizer_classes.total_s();
