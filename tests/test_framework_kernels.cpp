@@ -235,6 +235,20 @@ TEST(LayerGraphKernels, TheResNetStepsWeightGradientsTakeWhatTheirTracesMeasured
   EXPECT_NEAR(wgrad_s("more-single-gpu-steps.yaml", 3, "h100-resnet152-b128-eager"), 8354.1e-6, 0.10 * 8354.1e-6);
 }
 
+// The report classes kernels as `dtsim import` classes the traced ones: unfused attention's batched
+// matmuls (cuBLAS) with the GEMMs, no attention class. The GPT-350M step's trace (tests/data/
+// h100-2026-11-28): 38.69 ms of GEMMs, none of fused attention.
+TEST(MeasuredSteps, UnfusedAttentionsMatmulsAreReportedAsGemmsAsTheTraceClassesThem) {
+  const ValidationSummary s = validate_published_runs(
+      test::source_dir() / "validation" / "more-single-gpu-steps.yaml", test::source_dir() / "topologies");
+  const auto r = std::find_if(s.rows.begin(), s.rows.end(), [](const ValidationRow& row) {
+    return row.id == "h100-gpt-350m-unfused-s1024-mb8-eager";
+  });
+  ASSERT_NE(r, s.rows.end());
+  EXPECT_EQ(r->predicted_classes[OperatorKind::attention_gemm], 0);
+  EXPECT_NEAR(r->predicted_classes[OperatorKind::gemm], 38.69e-3, 0.05 * 38.69e-3);
+}
+
 // torch.optim.SGD (foreach, momentum) adds the weight decay to the gradients in a pass of its own
 // only when weight_decay is set: the traced ResNet-50 step (weight decay on) ran _foreach_add,
 // mul_ and add_ twice, 13 launches over its 161 tensors; ResNet-152's (tools/train_steps_pytorch.py,

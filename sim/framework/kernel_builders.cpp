@@ -168,10 +168,6 @@ void add_fused_attention(KernelList& k, const RankShape& r, AttentionPass pass) 
   if (r.attention_varlen) forward ? varlen_pad_forward(k, r) : varlen_unpad_backward(k, r);
 }
 
-bool is_fused_attention(const Operator& op) {
-  return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
-}
-
 namespace {
 
 // torchao's Float8Linear: TorchTitan's dynamic tensorwise and rowwise recipes outside Megatron.

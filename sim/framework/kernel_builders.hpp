@@ -47,7 +47,6 @@ Operator optimizer_op(const char* name, MemoryAccess access, double bytes, int k
 double head_dim_tile_utilization(double head_dim);
 // One fused attention kernel (flash2, cudnn) for one pass, at its measured or published rate.
 Operator fused_attention(const RankShape& r, AttentionPass pass);
-bool is_fused_attention(const Operator& op);
 // A fused attention kernel's FLOPs as FlashAttention's benchmarks count them: forward
 // 4*b*heads*s_q*s_kv*head_dim, halved under a causal mask; backward 2.5x the forward (five
 // matmuls to the forward's two, QK^T recomputed).

@@ -46,7 +46,7 @@ KernelClassTimes launched_pass(const std::vector<Operator>& ops, const ComputeMo
   for (const Operator& op : ops) {
     const int n = std::max(1, op.kernels);
     const double time_s = compute.time_s(op);
-    once[op.kind] += time_s;
+    once[reported_class(op)] += time_s;
     for (int i = 0; i < n; ++i) activities.push_back({time_s / n, op.host_sync && i == n - 1});
   }
   KernelClassTimes pass = once.scaled(repeat);

@@ -78,6 +78,18 @@ struct Operator {
 
 inline bool is_memory_bound(OperatorKind k) { return k == OperatorKind::elementwise || k == OperatorKind::optimizer; }
 
+// A fused attention kernel (FlashAttention, cuDNN's SDPA): an attention matmul priced at its
+// kernel's own rate. Unfused attention's batched matmuls are cuBLAS GEMMs at the attention_gemm rate.
+inline bool is_fused_attention(const Operator& op) {
+  return op.kind == OperatorKind::attention_gemm && op.kernel_efficiency > 0;
+}
+
+// The class a trace's summary puts an operator's kernels in (sim/trace/kernel_class.cpp,
+// kernel_role): its kind, but unfused attention's batched matmuls, cuBLAS kernels, are GEMMs.
+inline OperatorKind reported_class(const Operator& op) {
+  return op.kind == OperatorKind::attention_gemm && !is_fused_attention(op) ? OperatorKind::gemm : op.kind;
+}
+
 // A step's (or a pass's) GPU time by the class of its kernels, the classes a report and a trace's
 // summary give: GEMM, attention, memory-bound (elementwise) and optimizer, each an OperatorKind,
 // and launching: the GPU's gaps between activities and its waits on the host.
