@@ -3,7 +3,6 @@
 // trace summed by class against its measurer's own sums, and the four measured steps predicted.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -235,18 +234,23 @@ TEST(LayerGraphKernels, TheResNetStepsWeightGradientsTakeWhatTheirTracesMeasured
   EXPECT_NEAR(wgrad_s("more-single-gpu-steps.yaml", 3, "h100-resnet152-b128-eager"), 8354.1e-6, 0.10 * 8354.1e-6);
 }
 
+// A step of validation/more-single-gpu-steps.yaml as `dtsim validate` predicts it.
+ValidationRow more_single_gpu_step(const std::string& id) {
+  const ValidationSummary s = validate_published_runs(
+      test::source_dir() / "validation" / "more-single-gpu-steps.yaml", test::source_dir() / "topologies");
+  for (const ValidationRow& r : s.rows)
+    if (r.id == id) return r;
+  ADD_FAILURE() << "no step " << id;
+  return {};
+}
+
 // The report classes kernels as `dtsim import` classes the traced ones: unfused attention's batched
 // matmuls (cuBLAS) with the GEMMs, no attention class. The GPT-350M step's trace (tests/data/
 // h100-2026-11-28): 38.69 ms of GEMMs, none of fused attention.
 TEST(MeasuredSteps, UnfusedAttentionsMatmulsAreReportedAsGemmsAsTheTraceClassesThem) {
-  const ValidationSummary s = validate_published_runs(
-      test::source_dir() / "validation" / "more-single-gpu-steps.yaml", test::source_dir() / "topologies");
-  const auto r = std::find_if(s.rows.begin(), s.rows.end(), [](const ValidationRow& row) {
-    return row.id == "h100-gpt-350m-unfused-s1024-mb8-eager";
-  });
-  ASSERT_NE(r, s.rows.end());
-  EXPECT_EQ(r->predicted_classes[OperatorKind::attention_gemm], 0);
-  EXPECT_NEAR(r->predicted_classes[OperatorKind::gemm], 38.69e-3, 0.05 * 38.69e-3);
+  const KernelClassTimes c = more_single_gpu_step("h100-gpt-350m-unfused-s1024-mb8-eager").predicted_classes;
+  EXPECT_EQ(c[OperatorKind::attention_gemm], 0);
+  EXPECT_NEAR(c[OperatorKind::gemm], 38.69e-3, 0.05 * 38.69e-3);
 }
 
 // torch.optim.SGD (foreach, momentum) adds the weight decay to the gradients in a pass of its own
@@ -264,12 +268,8 @@ TEST(LayerGraphKernels, SgdRunsItsWeightDecayPassOnlyWhenSet) {
   };
   EXPECT_DOUBLE_EQ(bytes(1e-4), 44 * 4000.0);
   EXPECT_DOUBLE_EQ(bytes(0), 32 * 4000.0);
-  const ValidationSummary s = validate_published_runs(
-      test::source_dir() / "validation" / "more-single-gpu-steps.yaml", test::source_dir() / "topologies");
-  const auto r = std::find_if(s.rows.begin(), s.rows.end(),
-                              [](const ValidationRow& row) { return row.id == "h100-resnet152-b128-eager"; });
-  ASSERT_NE(r, s.rows.end());
-  EXPECT_NEAR(r->predicted_classes[OperatorKind::optimizer], 0.799e-3, 0.05 * 0.799e-3);
+  const KernelClassTimes c = more_single_gpu_step("h100-resnet152-b128-eager").predicted_classes;
+  EXPECT_NEAR(c[OperatorKind::optimizer], 0.799e-3, 0.05 * 0.799e-3);
 }
 
 // The traced BERT-large step's masked-LM head (tests/data/h100-2026-11-28): [8192 x 1024] x [1024 x

@@ -22,7 +22,7 @@ class EfficiencyCurve {
   double at(double size) const;
 
  private:
-  LogSizeCurve points_;     // (size, efficiency)
+  LogSizeCurve points_;      // (size, efficiency)
   std::vector<int> counts_;  // runs averaged into each point
 };
 
