@@ -311,7 +311,7 @@ void ScenarioPanel::fieldEdited(const QString& path, const QString& value) {
   // An emptied optional field goes back to its default ("~" is YAML's null).
   last_edited_ = path;
   const bool optional = path == "calibration" || path == "cluster.oversubscription" ||
-                        path == "model.sequence_length" || path == "model.optimizer" ||
+                        path == "model.sequence_length" || path == "model.optimizer" || path == "model.weight_decay" ||
                         path.startsWith("data_parallel.") || path.startsWith("reference.") ||
                         path.startsWith("input_pipeline.");
   if (path == "reference.samples_per_s" && check_.scenario && check_.scenario->layer_model)

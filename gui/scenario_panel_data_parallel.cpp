@@ -69,6 +69,9 @@ void ScenarioPanel::addLayerModelRows(QFormLayout* form) {
                          "default: sgd_momentum for image models, adam for sequence models, sgd for DLRM's records "
                          "(optimizer state per parameter)");
   layerModelRow(form, "optimizer", optimizer);
+  QLineEdit* decay = lineField("model.weight_decay", "SGD's weight_decay: above 0, one more pass over the gradients",
+                               "1e-4 for image models, 0 for DLRM");
+  layerModelRow(form, "weight decay", decay);
 }
 
 QWidget* ScenarioPanel::buildDataParallel() {
@@ -156,6 +159,7 @@ void ScenarioPanel::reloadLayerModel(const Scenario& s) {
   model_form_->setRowVisible(fields_["model.sequence_length"], sequences);
   showValue(fields_["model.sequence_length"], sequences ? QString::number(m.options.sequence_length) : "");
   showValue(fields_["model.optimizer"], to_string(m.optimizer));
+  showValue(fields_["model.weight_decay"], number(m.weight_decay));
 
   // Fields that do not apply to the strategy show their default (empty), so that nothing the
   // user did not write is sent back.

@@ -422,6 +422,12 @@ class TestMainWindow : public QObject {
     QVERIFY(panel->editField("training.memory_format", "channels_last"));
     QCOMPARE(panel->lastCheck().scenario->training.memory_format, MemoryFormat::channels_last);
     QVERIFY(panel->editField("training.memory_format", "auto"));
+    // SGD's weight decay: torchvision's 1e-4 unless the file says otherwise; 0 drops its pass.
+    QCOMPARE(qobject_cast<QLineEdit*>(panel->fieldWidget("model.weight_decay"))->text(), QString("0.0001"));
+    QVERIFY(panel->editField("model.weight_decay", "0"));
+    QCOMPARE(panel->lastCheck().scenario->layer_model->weight_decay, 0.0);
+    QVERIFY(panel->editField("model.weight_decay", ""));  // emptied: the default again
+    QCOMPARE(panel->lastCheck().scenario->layer_model->weight_decay, 1e-4);
 
     // backup_workers applies to sync updates only: the loader's message, at that field.
     QVERIFY(panel->editField("data_parallel.mode", "async"));
