@@ -114,14 +114,14 @@ void grad_sum(Kernels& k, double elements, double bytes_per_element) {
 void dropout_forward(Kernels& k) {
   if (k.r().dropout <= 0) return;
   const double th = k.r().tokens() * k.r().hidden;
-  k.mem("dropout", MemoryAccess::dropout, th * (2 * k.e() + 1));  // read, write, a 1-byte mask
+  k.add(dropout_op("dropout", th, k.e(), false));
   k.keep(th);
 }
 
 void dropout_backward(Kernels& k) {
   if (k.r().dropout <= 0) return;
   const double th = k.r().tokens() * k.r().hidden;
-  k.mem("dropout_backward", MemoryAccess::streaming, th * (2 * k.e() + 1));
+  k.add(dropout_op("dropout_backward", th, k.e(), true));
 }
 
 // The layer's projections, as the model builds them.
@@ -209,7 +209,7 @@ void unfused_attention_forward(Kernels& k) {
   k.add(attention_softmax(scores, kv, p, p));
   k.keep(scores * p);
   if (r.dropout > 0) {
-    k.mem("attention_dropout", MemoryAccess::dropout, scores * (2 * p + 1));
+    k.add(dropout_op("attention_dropout", scores, p, false));
     k.keep(scores * (1 + (r.autocast ? 0 : p)));  // the mask, and the output PV keeps
   }
   if (r.autocast) {
@@ -229,7 +229,7 @@ void unfused_attention_backward(Kernels& k) {
   bmm.kernels = 2 * kCublasGemmActivities;
   k.add(bmm);  // dP = dO V^T, dV = P^T dO
   if (r.autocast) k.mem("probabilities_grad_cast", MemoryAccess::unrolled, scores * (e + 4));
-  if (r.dropout > 0) k.mem("attention_dropout_backward", MemoryAccess::streaming, scores * (2 * p + 1));
+  if (r.dropout > 0) k.add(dropout_op("attention_dropout_backward", scores, p, true));
   for (const Operator& op : attention_softmax_backward(scores, kv, p)) k.add(op);
   if (r.autocast) k.mem("scores_grad_cast", MemoryAccess::streaming, scores * (4 + e));
   k.mem("causal_mask_backward", MemoryAccess::strided, causal_mask_bytes(r));

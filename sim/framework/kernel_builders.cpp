@@ -57,6 +57,11 @@ Operator memory_op(const char* name, MemoryAccess access, double bytes, int kern
   return op;
 }
 
+Operator dropout_op(const char* name, double elements, double element_bytes, bool backward) {
+  const MemoryAccess access = backward ? MemoryAccess::streaming : MemoryAccess::dropout;
+  return memory_op(name, access, elements * (2 * element_bytes + 1));
+}
+
 namespace {
 bool warp_softmax(double row, double elem_bytes) { return row <= 1024 && row * elem_bytes <= 4096; }
 }  // namespace

@@ -29,6 +29,11 @@ Operator gemm_backward(const Operator& fwd);
 
 // A memory-bound kernel (or `kernels` of them) moving `bytes` (read + written).
 Operator memory_op(const char* name, MemoryAccess access, double bytes, int kernels = 1);
+// Dropout over `elements` of `element_bytes` each, as eager PyTorch runs it: the input read, the
+// output written and a 1-byte mask (written forward, read backward). The forward kernel draws
+// random numbers as it streams (MemoryAccess::dropout); the backward, the gradient times the
+// mask, streams.
+Operator dropout_op(const char* name, double elements, double element_bytes, bool backward);
 // Unfused attention's softmax over `scores` elements in rows of `row` (the keys), as PyTorch runs
 // it (SoftMax.cu, host_softmax): rows of at most 1024 elements and 4096 bytes run one warp a row,
 // the row held in registers, read once at the streaming rate (the traced GPT-350M's fp32 rows of

@@ -203,9 +203,8 @@ std::vector<Operator> unfused_attention_kernels(const Layer& l, const LayerGraph
   Operator bmm{"attention_gemm", OperatorKind::attention_gemm, l.forward_macs * run.samples,
                (2 * r.batch * r.seq * r.hidden + scores) * e, head_dim_tile_utilization(r.head_dim)};
   bmm.kernels = 2 * kCublasGemmActivities;
-  const double dropout_bytes = scores * (2 * p + 1);
-  const Operator dropout = backward ? streaming("attention_dropout_backward", dropout_bytes)
-                                    : memory_op("attention_dropout", MemoryAccess::dropout, dropout_bytes);
+  const Operator dropout =
+      dropout_op(backward ? "attention_dropout_backward" : "attention_dropout", scores, p, backward);
   std::vector<Operator> ops;
   if (!backward) {
     ops = {bmm};
@@ -241,8 +240,8 @@ bool output_dropout(const Layer& l, const LayerGraphRun& run) {
   return l.dropout > 0 && l.kind != LayerKind::attention && run.framework != Framework::torch_compile;
 }
 Operator dropout_kernel(bool backward, const Layer& l, const LayerGraphRun& run) {
-  const double bytes = l.output_elements * run.samples * (2 * output_element_bytes(l, run) + 1);
-  return backward ? streaming("dropout_backward", bytes) : memory_op("dropout", MemoryAccess::dropout, bytes);
+  return dropout_op(backward ? "dropout_backward" : "dropout", l.output_elements * run.samples,
+                    output_element_bytes(l, run), backward);
 }
 
 }  // namespace

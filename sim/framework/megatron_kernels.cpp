@@ -31,7 +31,7 @@ std::vector<Operator> core_attention_forward(const RankShape& r) {
       attention_part({"attention_scores", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
                       batched * ((q + k) * r.head_dim + q * k) * e, head_dim_tile_utilization(r.head_dim)}),
       attention_part(memory_op("softmax", MemoryAccess::softmax, 2 * scores * e)),  // fused scale-mask-softmax
-      attention_part(memory_op("attention_dropout", MemoryAccess::dropout, scores * (2 * e + 1))),  // 1-byte mask
+      attention_part(dropout_op("attention_dropout", scores, e, false)),
       attention_part({"attention_values", OperatorKind::attention_gemm, 2 * batched * q * k * r.head_dim,
                       batched * (q * k + (q + k) * r.head_dim) * e, head_dim_tile_utilization(r.head_dim)}),
   };

@@ -78,8 +78,9 @@ double ComputeModel::time_s(const Operator& op) const {
   const double peak = low_precision ? peak_flops_ : non_gemm_peak_flops_;
   const double compute_s = op.flops > 0 ? op.flops / (peak * e.compute * op.tile_utilization * tensor_clock_) : 0.0;
   const double memory_s = op.bytes > 0 ? op.bytes / (device_->hbm_bw_Bps * e.memory) : 0.0;
-  if (op.kernel_efficiency > 0) return std::max(compute_s, memory_s) + op.fixed_s;  // a fused kernel's measured rate
-  return std::hypot(compute_s, memory_s) + op.fixed_s;
+  // A fused kernel runs at its measured rate, bound by the slower of the two.
+  const double kernel_s = op.kernel_efficiency > 0 ? std::max(compute_s, memory_s) : std::hypot(compute_s, memory_s);
+  return kernel_s + op.fixed_s;
 }
 
 }  // namespace dtsim
