@@ -13,6 +13,7 @@
 #include "multi_tensor_apply.hpp"
 #include "stage_layout.hpp"
 #include "test_support.hpp"
+#include "transformer_ops.hpp"
 #include "transformer_config.hpp"
 #include "validation.hpp"
 
@@ -79,6 +80,35 @@ TEST(MultiTensorApply, TheTracedLlmStepsTakeTheirLaunchesPerPass) {
     ++checked;
   }
   EXPECT_EQ(checked, 2);
+}
+
+// FSDP1 lays each unit's tensors end to end and gives each rank an equal part. A GPT-like layer of
+// hidden 64 (norms and biases 64 each, fused QKV 12,288 and its bias 192, output 4,096, MLP 16,384
+// and 16,384 with biases 256 and 64) holds 49,984 elements: over two ranks, rank 0's 24,992 reach
+// its first nine tensors (up to 8,096 of the first MLP matrix), rank 1's the other four. The root's
+// embedding (128 x 64), positions (16 x 64) and final norm (64, 64), 9,344: rank 0 holds half the
+// embedding, rank 1 the rest of it and three more. Rank 0 holds 10 pieces, rank 1 8; Composer's
+// per-tensor AdamW steps rank 0's ten, 9 kernels each. FSDP2 shards every tensor: all 16 stepped.
+TEST(MultiTensorApply, Fsdp1StepsThePiecesOfTheRankHoldingTheMost) {
+  Scenario s;
+  s.model = transformer_shape("tiny-gpt", 1, 64, 4, 0, 256, 16, 128, MlpKind::gelu);
+  s.training.framework = Framework::pytorch;
+  s.training.optimizer = OptimizerKernels::per_tensor;
+  s.parallelism.dp = 2;
+  s.parallelism.zero_stage = 3;
+  s.parallelism.fsdp_version = 1;
+  const std::vector<double> rank0{4672, 64, 64, 12288, 192, 4096, 64, 64, 64, 8096};
+  EXPECT_EQ(stage_parameter_tensors(s, 0, 29664), rank0);
+  const auto adam_kernels = [&] {
+    int kernels = 0;
+    for (const Operator& op : optimizer_step_ops(s, stage_parameter_tensors(s, 0, 29664)))
+      if (std::string(op.name) == "adam") kernels += op.kernels;
+    return kernels;
+  };
+  EXPECT_EQ(adam_kernels(), 90);
+  s.parallelism.fsdp_version = 2;
+  EXPECT_EQ(stage_parameter_tensors(s, 0, 29664).size(), 16u);
+  EXPECT_EQ(adam_kernels(), 144);
 }
 
 // A launch takes hypot(14.6 us x its largest chunk's share of 65,536 elements, bytes at 0.884 of

@@ -111,7 +111,8 @@ std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<do
   //   12, v mul_ 8 and addcmul_ 16 (grad read twice), sqrt 8 (into new tensors), div_ 8, add_ eps
   //   8, weight addcdiv_ 16: 84 B.
   // per_tensor (Composer's DecoupledAdamW): the same with m's mul_ 8 and add_ 12 for lerp_: 92 B in
-  //   9 kernels per parameter tensor, about one tensor per 20M parameters in the models here.
+  //   9 kernels for each tensor with a gradient (composer/optim/decoupled_weight_decay.py @ v0.16.3
+  //   skips the others).
   switch (s.training.optimizer) {
     case OptimizerKernels::fused:
       add_multi_tensor_pass(ops, "adam", MemoryAccess::optimizer_step, passes.of_depth(4), 28);
@@ -124,9 +125,8 @@ std::vector<Operator> optimizer_step_ops(const Scenario& s, const std::vector<do
       break;
     }
     case OptimizerKernels::per_tensor: {
-      constexpr double kParametersPerTensor = 20971520;
-      const int tensors_stepped = std::max(1, int(std::ceil(p / kParametersPerTensor)));
-      ops.push_back(optimizer_op("adam", MemoryAccess::streaming, 92 * p, 9 * tensors_stepped));
+      const auto stepped = std::count_if(tensors.begin(), tensors.end(), [](double n) { return n > 0; });
+      ops.push_back(optimizer_op("adam", MemoryAccess::streaming, 92 * p, 9 * std::max(1, int(stepped))));
       break;
     }
   }

@@ -1,5 +1,8 @@
 #include "stage_layout.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace dtsim {
 
 namespace {
@@ -70,23 +73,91 @@ StageParameters stage_parameters_per_rank(const Scenario& s, int stage) {
   return sum;
 }
 
-std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters) {
+namespace {
+
+// A tensor of a stage and the FSDP unit that holds it: every layer is a unit of its own, and the
+// root (unit 0) holds the rest, the embedding on the first chunk and the final norm and a
+// separate LM head on the last.
+struct UnitTensor {
+  double elements;
+  int unit;
+};
+
+// The stage's tensors in the order its modules register them.
+std::vector<UnitTensor> stage_tensors(const Scenario& s, int stage) {
   const TransformerConfig& m = s.model;
   const std::vector<double> layer = layer_parameter_tensors(m);
   const double embedding = double(m.vocab) * m.hidden;
   const int last_chunk = model_chunks(s.parallelism) - 1;
-  std::vector<double> tensors;
+  std::vector<UnitTensor> tensors;
+  int unit = 0;
   for (int chunk = stage; chunk <= last_chunk; chunk += s.parallelism.pp) {
     if (chunk == 0) {
-      tensors.push_back(embedding);
-      if (learned_positions(m)) tensors.push_back(double(m.seq_len) * m.hidden);
+      tensors.push_back({embedding, 0});
+      if (learned_positions(m)) tensors.push_back({double(m.seq_len) * m.hidden, 0});
     }
-    for (int l = 0; l < layers_in_chunk(s, chunk); ++l) tensors.insert(tensors.end(), layer.begin(), layer.end());
+    for (int l = 0; l < layers_in_chunk(s, chunk); ++l) {
+      ++unit;
+      for (const double n : layer) tensors.push_back({n, unit});
+    }
     if (chunk == last_chunk) {
-      tensors.push_back(m.hidden);  // the final norm
-      if (m.norm_kind() == NormKind::layernorm) tensors.push_back(m.hidden);
-      if (separate_lm_head(s)) tensors.push_back(embedding);  // the LM head
+      tensors.push_back({double(m.hidden), 0});  // the final norm
+      if (m.norm_kind() == NormKind::layernorm) tensors.push_back({double(m.hidden), 0});
+      if (separate_lm_head(s)) tensors.push_back({embedding, 0});  // the LM head
     }
+  }
+  return tensors;
+}
+
+// PyTorch's FSDP1 (FlatParamHandle) lays each unit's tensors end to end in one flat parameter,
+// padded to a multiple of the ranks, and gives every rank one contiguous equal part of it. Visits
+// each tensor's pieces in order: the rank holding the piece, and its elements.
+template <typename Visit>
+void for_each_piece(const std::vector<UnitTensor>& tensors, int ranks, Visit visit) {
+  std::vector<double> unit_elements, offset;
+  for (const UnitTensor& t : tensors) {
+    if (size_t(t.unit) >= unit_elements.size()) unit_elements.resize(size_t(t.unit) + 1, 0);
+    unit_elements[size_t(t.unit)] += t.elements;
+  }
+  offset.assign(unit_elements.size(), 0);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const size_t u = size_t(tensors[i].unit);
+    const double part = std::ceil(unit_elements[u] / ranks), begin = offset[u], end = begin + tensors[i].elements;
+    offset[u] = end;
+    if (end <= begin) continue;
+    for (int rank = int(begin / part); rank < int(std::ceil(end / part)); ++rank)
+      visit(rank, std::min(end, (rank + 1) * part) - std::max(begin, rank * part));
+  }
+}
+
+// The pieces of the rank that holds the most, in the tensors' order: it steps last.
+std::vector<double> busiest_rank_pieces(const std::vector<UnitTensor>& tensors, int ranks) {
+  std::vector<int> pieces(size_t(ranks), 0);
+  for_each_piece(tensors, ranks, [&](int rank, double) { ++pieces[size_t(rank)]; });
+  const int busiest = int(std::max_element(pieces.begin(), pieces.end()) - pieces.begin());
+  std::vector<double> held;
+  for_each_piece(tensors, ranks, [&](int rank, double n) {
+    if (rank == busiest) held.push_back(n);
+  });
+  return held;
+}
+
+}  // namespace
+
+int flat_parameter_shards(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  const bool flat = runs_pytorch_fsdp(s.training, p.zero_stage) && p.fsdp_version == 1;
+  return flat ? p.dp * p.cp : 1;
+}
+
+std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters) {
+  const std::vector<UnitTensor> held = stage_tensors(s, stage);
+  const int shards = flat_parameter_shards(s);
+  std::vector<double> tensors;
+  if (shards > 1) {
+    tensors = busiest_rank_pieces(held, shards);
+  } else {
+    for (const UnitTensor& t : held) tensors.push_back(t.elements);
   }
   double sum = 0;
   for (const double n : tensors) sum += n;

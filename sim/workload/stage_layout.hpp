@@ -25,10 +25,16 @@ struct StageParameters {
 StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk);
 StageParameters stage_parameters_per_rank(const Scenario& s, int stage);  // sum over its chunks
 
-// The tensors the optimizer of one GPU of `stage` steps over, as the model's tensors on that stage
+// The ranks over which PyTorch's FSDP1 splits each unit's flat parameter: dp x cp where it runs
+// (framework pytorch or torch_compile, zero_stage 2 or 3, fsdp_version 1), else 1.
+int flat_parameter_shards(const Scenario& s);
+
+// The tensors the optimizer of one GPU of `stage` steps over, scaled to sum to `parameters` (how
+// tensor and data parallelism shard them is left to that sum): the model's tensors on that stage
 // (its layers', the embedding on the first chunk, the final norm and a separate LM head on the
-// last) scaled to sum to `parameters`: how tensor and data parallelism shard them is left to
-// that sum.
+// last), or under FSDP1 the pieces of them that the rank holding the most pieces holds (a
+// rank's optimizer steps only the tensors its part of a flat parameter reaches: FSDP1 gives the
+// others no gradient, _flat_param.py _use_sharded_grad_views).
 std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters);
 
 }  // namespace dtsim
