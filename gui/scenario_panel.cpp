@@ -160,6 +160,10 @@ QWidget* ScenarioPanel::buildTraining() {
                  lineField("training.recompute_layers",
                            "with recompute full: layers of each model chunk recomputed, the others keep their "
                            "activations (0: all)"));
+  transformerRow(form, "",
+                 checkField("training.recompute_reentrant",
+                            "reentrant recompute (use_reentrant=True, Hugging Face's default: the whole layer rerun; "
+                            "off: non-reentrant, stopping once the backward's saved tensors are back)"));
   transformerRow(form, "attention",
                  comboField("training.attention", q(names_of(kAttentionKernels)),
                             "core attention kernel (auto: cuDNN fused on Hopper, FlashAttention-2 on Ampere, "
@@ -402,6 +406,7 @@ void ScenarioPanel::reloadTransformer(const Scenario& s) {
   showValue(fields_["model.seq_len"], QString::number(s.model.seq_len));
   showValue(fields_["training.recompute"], to_string(s.training.recompute));
   showValue(fields_["training.recompute_layers"], QString::number(s.training.recompute_layers));
+  showValue(fields_["training.recompute_reentrant"], s.training.recompute_reentrant ? "true" : "false");
   showValue(fields_["training.attention"], to_string(s.training.attention));
   showValue(fields_["training.attention_varlen"], s.training.attention_varlen ? "true" : "false");
   showValue(fields_["training.fp8_recipe"], to_string(s.training.fp8_recipe));

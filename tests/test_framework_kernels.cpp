@@ -3,6 +3,7 @@
 // trace summed by class against its measurer's own sums, and the four measured steps predicted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -251,6 +252,27 @@ TEST(MeasuredSteps, UnfusedAttentionsMatmulsAreReportedAsGemmsAsTheTraceClassesT
   const KernelClassTimes c = more_single_gpu_step("h100-gpt-350m-unfused-s1024-mb8-eager").predicted_classes;
   EXPECT_EQ(c[OperatorKind::attention_gemm], 0);
   EXPECT_NEAR(c[OperatorKind::gemm], 38.69e-3, 0.05 * 38.69e-3);
+}
+
+// Non-reentrant checkpointing stops recomputing once the backward's saved tensors are back. The
+// Llama step traced with each block checkpointed (tests/data/h100-2026-11-28) reran every matmul of
+// a block but the down projection, 5 of its 6 (its k and v are one linear), ending on the SwiGLU
+// product and the down projection's weight cast; its GEMMs took 89.27 ms. Reentrant checkpointing
+// reruns the whole layer.
+TEST(MeasuredSteps, NonReentrantRecomputeStopsBeforeTheLayersLastMatmulAsTheTraceDoes) {
+  RankShape r = llama_1b(Framework::pytorch);
+  const auto gemms = [](const std::vector<Operator>& ops) {
+    return std::count_if(ops.begin(), ops.end(), [](const Operator& op) { return op.kind == OperatorKind::gemm; });
+  };
+  const std::vector<Operator> forward = layer_forward_ops(r), rerun = layer_recompute_ops(r, Recompute::full);
+  ASSERT_GE(rerun.size(), 2u);
+  EXPECT_EQ(gemms(rerun), gemms(forward) - 1);
+  EXPECT_EQ(std::string(rerun[rerun.size() - 2].name), "gate_multiply");
+  EXPECT_EQ(std::string(rerun.back().name), "weight_cast");
+  r.recompute_reentrant = true;
+  EXPECT_EQ(layer_recompute_ops(r, Recompute::full).size(), forward.size());
+  const KernelClassTimes c = more_single_gpu_step("h100-llama-3.2-1b-s8192-mb1-recompute-eager").predicted_classes;
+  EXPECT_NEAR(c[OperatorKind::gemm], 89.27e-3, 0.02 * 89.27e-3);
 }
 
 // torch.optim.SGD (foreach, momentum) adds the weight decay to the gradients in a pass of its own

@@ -244,7 +244,7 @@ TEST(BadScenario, UnknownTrainingKey) {
   EXPECT_EQ(info.field, "training.micro_batchsize");
   EXPECT_TRUE(Contains(info.expected, "[attention, attention_varlen, cross_entropy, cuda_graphs, fp8_recipe, framework, "
                                       "global_batch, loss_metrics, memory_format, micro_batch, mixed_precision, "
-                                      "optimizer, precision, recompute, recompute_layers]"));
+                                      "optimizer, precision, recompute, recompute_layers, recompute_reentrant]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 
@@ -535,6 +535,10 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   EXPECT_EQ(error(", attention: flash2, attention_varlen: true", "").found,
             "true with attention flash2 and framework megatron");
   EXPECT_TRUE(loaded(", framework: pytorch, attention: flash2, attention_varlen: true", "").training.attention_varlen);
+  // Reentrant checkpointing is torch.utils.checkpoint's; Megatron's recompute is its own.
+  expect_error(error(", recompute: full, recompute_reentrant: true", ""), 3, "training.recompute_reentrant",
+               "true with framework megatron");
+  EXPECT_TRUE(loaded(", framework: pytorch, recompute: full, recompute_reentrant: true", "").training.recompute_reentrant);
 }
 
 }  // namespace

@@ -92,6 +92,14 @@ TEST(ScenarioWriter, WrittenScenarioKeepsItsVarlenAttention) {
                   .training.attention_varlen);
 }
 
+TEST(ScenarioWriter, WrittenScenarioKeepsItsReentrantRecompute) {
+  EXPECT_TRUE(written_and_read_back({{"training.framework", "pytorch"},
+                                     {"training.recompute", "full"},
+                                     {"training.recompute_reentrant", "true"},
+                                     {"events", "[]"}})
+                  .training.recompute_reentrant);
+}
+
 TEST(ScenarioWriter, WrittenScenarioKeepsItsMemoryFormat) {
   EXPECT_EQ(written_and_read_back({{"training.memory_format", "channels_last"}, {"events", "[]"}})
                 .training.memory_format,

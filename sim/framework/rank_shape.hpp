@@ -38,6 +38,7 @@ struct RankShape {
 
   // What decides the kernels beyond the shapes.
   Framework framework = Framework::megatron;
+  bool recompute_reentrant = false;  // TrainingConfig::recompute_reentrant
   // torch.autocast over fp32 weights: every use of a weight casts it, the residual stream stays
   // fp32 (the embedding's output is fp32 and every add promotes), gradients come back in fp32.
   bool autocast = false;

@@ -36,6 +36,20 @@ std::vector<Operator> every_second_matmul(const std::vector<Operator>& forward) 
   return ops;
 }
 
+// Non-reentrant checkpointing stops the recomputation once every tensor the backward saved is
+// back (torch/utils/checkpoint.py, early stop, the default since PyTorch 2.1): the operators after
+// the last that keeps something never rerun, and a matmul that keeps its inputs stores them before
+// its kernel runs, so a layer ending in one stops before it. The traced Llama step with each block
+// checkpointed (tests/data/h100-2026-11-28, llama-1b-s8192-mb1-recompute) reruns 5 of its 6
+// matmuls per block: the SwiGLU product, then the down projection's weight cast, then the backward.
+std::vector<Operator> stopped_early(std::vector<Operator> forward) {
+  size_t end = forward.size();
+  while (end > 0 && forward[end - 1].saved_bytes <= 0) --end;
+  if (end > 0 && forward[end - 1].kind == OperatorKind::gemm) --end;
+  forward.resize(end);
+  return forward;
+}
+
 std::vector<Operator> core_attention(const std::vector<Operator>& forward) {
   std::vector<Operator> ops;
   for (const Operator& op : forward)
@@ -64,7 +78,9 @@ std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
     case Recompute::selective: return core_attention(k.layer_forward(r));
     case Recompute::selective_op:
       return k.layer_selective_op_recompute ? k.layer_selective_op_recompute(r) : every_second_matmul(k.layer_forward(r));
-    case Recompute::full: return k.layer_forward(r);
+    case Recompute::full:
+      return r.framework == Framework::megatron || r.recompute_reentrant ? k.layer_forward(r)
+                                                                         : stopped_early(k.layer_forward(r));
   }
   return {};
 }

@@ -83,6 +83,11 @@ struct TrainingConfig {
   // their activations (Megatron-LM's --recompute-method block --recompute-num-layers; TorchTitan's
   // selective layer checkpointing of every k-th layer recomputes layers / k); 0: all of them.
   int recompute_layers = 0;
+  // With recompute full outside Megatron: torch.utils.checkpoint's reentrant variant, which reruns
+  // a layer's whole forward. The default, non-reentrant checkpointing (TorchTitan, llm-foundry),
+  // stops rerunning it once the backward's saved tensors are back (PyTorch >= 2.1). Megatron's
+  // recompute is always reentrant.
+  bool recompute_reentrant = false;
   AttentionKernel attention = AttentionKernel::automatic;  // automatic: the device's default fused kernel
   // The fused kernel called through flash-attn's variable-length API, behind its bert_padding
   // helpers: q, k and v gathered to the tokens a padding mask keeps, the output scattered back,

@@ -145,6 +145,15 @@ void check_cross_entropy(const Scenario& s, const Fail& fail) {
     fail("training.loss_metrics", "0 with framework megatron", std::to_string(s.training.loss_metrics));
 }
 
+// Megatron's recompute is its own (reentrant); layer graphs recompute nothing.
+void check_recompute_reentrant(const Scenario& s, const Fail& fail) {
+  const TrainingConfig& t = s.training;
+  if (!t.recompute_reentrant) return;
+  if (t.framework == Framework::megatron || s.layer_model)
+    fail("training.recompute_reentrant", "false unless training.framework is pytorch or torch_compile, for a transformer",
+         fmt::format("true with framework {}{}", to_string(t.framework), s.layer_model ? " for a layer-graph model" : ""));
+}
+
 // flash-attn's varlen API runs its own kernels: FlashAttention v1 or v2, from PyTorch code.
 void check_attention_varlen(const Scenario& s, const Fail& fail) {
   const TrainingConfig& t = s.training;
@@ -428,6 +437,7 @@ void check_consistency(const Scenario& s, const Fail& fail) {
   check_schedule(s, fail);
   check_recompute(s, fail);
   check_attention_varlen(s, fail);
+  check_recompute_reentrant(s, fail);
   check_cross_entropy(s, fail);
   check_data_parallel_options(s, fail);
   check_tensor_parallel_options(s, fail);

@@ -97,7 +97,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
                                      Framework framework) {
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
-                       {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "attention",
+                       {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "recompute_reentrant", "attention",
                         "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs",
                         "framework", "mixed_precision", "memory_format"});
   TrainingConfig t;
@@ -107,6 +107,7 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
   t.precision = read_choice(f, training, at, "precision", kPrecisions, Precision::bf16);
   t.recompute = read_choice(f, training, at, "recompute", kRecomputeModes, Recompute::none);
   if (f.has(training, "recompute_layers")) t.recompute_layers = f.non_negative_int(training, at, "recompute_layers");
+  t.recompute_reentrant = f.boolean_or(training, at, "recompute_reentrant", false);
   t.attention = read_choice(f, training, at, "attention", kAttentionKernels, AttentionKernel::automatic);
   t.attention_varlen = f.boolean_or(training, at, "attention_varlen", false);
   t.fp8_recipe = read_choice(f, training, at, "fp8_recipe", kFp8Recipes, Fp8Recipe::delayed);

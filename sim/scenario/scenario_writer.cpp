@@ -130,6 +130,7 @@ std::string scenario_to_yaml(const Scenario& s, const std::string& comment) {
                      to_string(t.fp8_recipe), to_string(t.optimizer), to_string(t.cross_entropy), t.cuda_graphs,
                      to_string(t.framework), to_string(t.mixed_precision));
   if (t.recompute_layers > 0) out += fmt::format("  recompute_layers: {}\n", t.recompute_layers);
+  if (t.recompute_reentrant) out += "  recompute_reentrant: true\n";
   if (t.loss_metrics > 0) out += fmt::format("  loss_metrics: {}\n", t.loss_metrics);
   if (t.attention_varlen) out += "  attention_varlen: true\n";
   if (t.memory_format != MemoryFormat::automatic)

@@ -139,6 +139,13 @@ class TestMainWindow : public QObject {
     const Report megatron = libraryReport({});
     QCOMPARE(w.currentRun()->report->iteration_s, expected.iteration_s);
     QVERIFY(expected.iteration_s > megatron.iteration_s);  // the casts and unfused kernels cost time
+    // Reentrant checkpointing reruns each layer whole, PyTorch's kind only (the loader's message).
+    QVERIFY(w.scenarioPanel()->editField("training.recompute", "full"));
+    QVERIFY(w.scenarioPanel()->editField("training.recompute_reentrant", "true"));
+    QCOMPARE(w.scenarioPanel()->errorText(), QString());
+    QVERIFY(w.scenarioPanel()->lastCheck().scenario->training.recompute_reentrant);
+    QVERIFY(w.scenarioPanel()->editField("training.framework", "megatron"));
+    QVERIFY(w.scenarioPanel()->fieldError("training.recompute_reentrant").contains("unless training.framework is pytorch"));
   }
 
   void summaryFollowsTheTokenCountAndPrice() {
