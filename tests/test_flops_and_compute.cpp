@@ -59,6 +59,24 @@ TEST(TransformerFlops, FullRecomputeMatchesSc21Formula) {
   EXPECT_NEAR(model_flops_per_iteration(s), megatron_model_flops(s), 1e-9 * expected);
 }
 
+// PyTorch's non-reentrant checkpointing stops before each layer's last matmul, the MLP's down
+// projection (2*s*ffn*h FLOPs per sequence and layer); reentrant checkpointing reruns it, as
+// Megatron does.
+TEST(TransformerFlops, NonReentrantRecomputeLeavesEachLayersLastMatmulOut) {
+  Scenario s = megatron_2021_gpt3();
+  s.training.recompute = Recompute::full;
+  s.training.framework = Framework::pytorch;
+  const double reran = hardware_flops_per_iteration(s);
+  s.training.recompute_reentrant = true;
+  const double B = s.training.global_batch, sl = s.model.seq_len, l = s.model.layers, h = s.model.hidden,
+               f = s.model.ffn_hidden;
+  const double down = B * l * 2 * sl * f * h;
+  EXPECT_NEAR(hardware_flops_per_iteration(s) - reran, down, 1e-9 * down);
+  s.training.framework = Framework::megatron;
+  s.training.recompute_reentrant = false;
+  EXPECT_NEAR(hardware_flops_per_iteration(s) - reran, down, 1e-9 * down);
+}
+
 TEST(TransformerFlops, SelectiveRecomputeAddsOnlyTheAttentionScoresAndValues) {
   Scenario s = megatron_2021_gpt3();
   s.training.recompute = Recompute::selective;

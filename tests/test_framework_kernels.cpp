@@ -269,7 +269,7 @@ TEST(MeasuredSteps, NonReentrantRecomputeStopsBeforeTheLayersLastMatmulAsTheTrac
   EXPECT_EQ(gemms(rerun), gemms(forward) - 1);
   EXPECT_EQ(std::string(rerun[rerun.size() - 2].name), "gate_multiply");
   EXPECT_EQ(std::string(rerun.back().name), "weight_cast");
-  r.recompute_reentrant = true;
+  r.recompute_stops_early = false;  // reentrant
   EXPECT_EQ(layer_recompute_ops(r, Recompute::full).size(), forward.size());
   const KernelClassTimes c = more_single_gpu_step("h100-llama-3.2-1b-s8192-mb1-recompute-eager").predicted_classes;
   EXPECT_NEAR(c[OperatorKind::gemm], 89.27e-3, 0.02 * 89.27e-3);

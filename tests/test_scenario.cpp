@@ -242,9 +242,10 @@ TEST(BadScenario, UnknownTrainingKey) {
   const auto info = scenario_error(kBadDir / "unknown-training-key.yaml");
   EXPECT_EQ(info.line, 8);
   EXPECT_EQ(info.field, "training.micro_batchsize");
-  EXPECT_TRUE(Contains(info.expected, "[attention, attention_varlen, cross_entropy, cuda_graphs, fp8_recipe, framework, "
-                                      "global_batch, loss_metrics, memory_format, micro_batch, mixed_precision, "
-                                      "optimizer, precision, recompute, recompute_layers, recompute_reentrant]"));
+  EXPECT_TRUE(Contains(info.expected, "[attention, attention_varlen, cross_entropy, cuda_graphs, fp8_recipe, "
+                                      "framework, global_batch, loss_metrics, memory_format, micro_batch, "
+                                      "mixed_precision, optimizer, precision, recompute, recompute_layers, "
+                                      "recompute_reentrant]"));
   EXPECT_EQ(info.found, "unknown key 'micro_batchsize'");
 }
 
@@ -538,7 +539,8 @@ TEST(Scenario, OptionsWithoutWhatTheyNeedAreErrorsAtTheirLine) {
   // Reentrant checkpointing is torch.utils.checkpoint's; Megatron's recompute is its own.
   expect_error(error(", recompute: full, recompute_reentrant: true", ""), 3, "training.recompute_reentrant",
                "true with framework megatron");
-  EXPECT_TRUE(loaded(", framework: pytorch, recompute: full, recompute_reentrant: true", "").training.recompute_reentrant);
+  EXPECT_TRUE(
+      loaded(", framework: pytorch, recompute: full, recompute_reentrant: true", "").training.recompute_reentrant);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ RankShape rank_shape(const Scenario& s) {
   r.attention = r.device ? resolve_attention_kernel(s.training.attention, *r.device) : AttentionKernel::unfused;
   r.attention_varlen = s.training.attention_varlen;
   r.framework = s.training.framework;
-  r.recompute_reentrant = s.training.recompute_reentrant;
+  r.recompute_stops_early = s.training.framework != Framework::megatron && !s.training.recompute_reentrant;
   r.autocast = s.training.precision != Precision::fp32 &&
                resolved_mixed_precision(s.training, s.parallelism.zero_stage) == MixedPrecision::autocast;
   r.norm = m.norm_kind();

@@ -38,7 +38,9 @@ struct RankShape {
 
   // What decides the kernels beyond the shapes.
   Framework framework = Framework::megatron;
-  bool recompute_reentrant = false;  // TrainingConfig::recompute_reentrant
+  // A fully recomputed layer's rerun ends after its last operator that keeps a tensor: PyTorch's
+  // non-reentrant checkpointing (not Megatron's, nor TrainingConfig::recompute_reentrant).
+  bool recompute_stops_early = false;
   // torch.autocast over fp32 weights: every use of a weight casts it, the residual stream stays
   // fp32 (the embedding's output is fp32 and every add promotes), gradients come back in fp32.
   bool autocast = false;

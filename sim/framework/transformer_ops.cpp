@@ -78,9 +78,7 @@ std::vector<Operator> layer_recompute_ops(const RankShape& r, Recompute mode) {
     case Recompute::selective: return core_attention(k.layer_forward(r));
     case Recompute::selective_op:
       return k.layer_selective_op_recompute ? k.layer_selective_op_recompute(r) : every_second_matmul(k.layer_forward(r));
-    case Recompute::full:
-      return r.framework == Framework::megatron || r.recompute_reentrant ? k.layer_forward(r)
-                                                                         : stopped_early(k.layer_forward(r));
+    case Recompute::full: return r.recompute_stops_early ? stopped_early(k.layer_forward(r)) : k.layer_forward(r);
   }
   return {};
 }
@@ -179,9 +177,20 @@ double sum_flops(const std::vector<Operator>& ops) {
 }
 
 namespace {
+// A recomputed layer's FLOPs, counted on Megatron's kernels (`whole`, the same matmuls in every
+// framework) less what the scenario's own framework leaves out of its rerun when it stops early.
+double rerun_flops(const RankShape& whole, const RankShape& own, Recompute mode) {
+  double flops = sum_flops(layer_recompute_ops(whole, mode));
+  if (mode == Recompute::full && own.recompute_stops_early)
+    flops -= sum_flops(layer_forward_ops(own)) - sum_flops(layer_recompute_ops(own, mode));
+  return flops;
+}
+
 double iteration_flops(const Scenario& s, bool with_recompute) {
-  RankShape r = rank_shape(s);
+  const RankShape own = rank_shape(s);
+  RankShape r = own;
   r.framework = Framework::megatron;  // the same matmuls in every framework
+  r.recompute_stops_early = false;
   if (!with_recompute) {
     r.moe.capacity_factor = 1;  // model FLOPs count routed tokens, not padding
     r.attention = AttentionKernel::unfused;  // and the whole score matrix, as the formula does
@@ -191,7 +200,7 @@ double iteration_flops(const Scenario& s, bool with_recompute) {
   // chunk holds at least that many; the chunks' own sizes live in the workload's stage layout).
   const int chunks = s.parallelism.pp * s.parallelism.virtual_stages;
   const double recomputed = std::min(s.model.layers, chunks * recomputed_layers(s.training, s.model.layers));
-  if (with_recompute) per_micro_batch_rank += recomputed * sum_flops(layer_recompute_ops(r, s.training.recompute));
+  if (with_recompute) per_micro_batch_rank += recomputed * rerun_flops(r, own, s.training.recompute);
   per_micro_batch_rank += sum_flops(logits_forward_ops(r)) + sum_flops(logits_backward_ops(r));
   // Per rank the shapes are 1/tp of the model and 1/cp of the sequence; tp x cp ranks together
   // do one micro-batch's work.

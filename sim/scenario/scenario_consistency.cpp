@@ -150,8 +150,10 @@ void check_recompute_reentrant(const Scenario& s, const Fail& fail) {
   const TrainingConfig& t = s.training;
   if (!t.recompute_reentrant) return;
   if (t.framework == Framework::megatron || s.layer_model)
-    fail("training.recompute_reentrant", "false unless training.framework is pytorch or torch_compile, for a transformer",
-         fmt::format("true with framework {}{}", to_string(t.framework), s.layer_model ? " for a layer-graph model" : ""));
+    fail("training.recompute_reentrant",
+         "false unless training.framework is pytorch or torch_compile, for a transformer",
+         fmt::format("true with framework {}{}", to_string(t.framework),
+                     s.layer_model ? " for a layer-graph model" : ""));
 }
 
 // flash-attn's varlen API runs its own kernels: FlashAttention v1 or v2, from PyTorch code.

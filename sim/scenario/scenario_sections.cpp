@@ -97,9 +97,10 @@ TrainingConfig read_training_section(const YamlFields& f, const YAML::Node& trai
                                      Framework framework) {
   const std::string at = YamlFields::join(path, "training");
   f.require_known_keys(training, at,
-                       {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers", "recompute_reentrant", "attention",
-                        "attention_varlen", "fp8_recipe", "optimizer", "cross_entropy", "loss_metrics", "cuda_graphs",
-                        "framework", "mixed_precision", "memory_format"});
+                       {"global_batch", "micro_batch", "precision", "recompute", "recompute_layers",
+                        "recompute_reentrant", "attention", "attention_varlen", "fp8_recipe", "optimizer",
+                        "cross_entropy", "loss_metrics", "cuda_graphs", "framework", "mixed_precision",
+                        "memory_format"});
   TrainingConfig t;
   t.global_batch = f.positive_int(training, at, "global_batch");
   t.micro_batch = f.positive_int_or(training, at, "micro_batch", 1);

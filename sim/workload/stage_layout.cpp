@@ -77,7 +77,7 @@ namespace {
 
 // A tensor of a stage and the FSDP unit that holds it: every layer is a unit of its own, and the
 // root (unit 0) holds the rest, the embedding on the first chunk and the final norm and a
-// separate LM head on the last.
+// separate LM head on the last (the units add_fsdp_collectives gathers, fsdp_units).
 struct UnitTensor {
   double elements;
   int unit;
@@ -142,13 +142,15 @@ std::vector<double> busiest_rank_pieces(const std::vector<UnitTensor>& tensors, 
   return held;
 }
 
-}  // namespace
-
+// The ranks over which FSDP1 splits each unit's flat parameter: dp x cp where it runs (framework
+// pytorch or torch_compile, zero_stage 2 or 3, fsdp_version 1); 1 elsewhere.
 int flat_parameter_shards(const Scenario& s) {
   const ParallelismConfig& p = s.parallelism;
   const bool flat = runs_pytorch_fsdp(s.training, p.zero_stage) && p.fsdp_version == 1;
   return flat ? p.dp * p.cp : 1;
 }
+
+}  // namespace
 
 std::vector<double> stage_parameter_tensors(const Scenario& s, int stage, double parameters) {
   const std::vector<UnitTensor> held = stage_tensors(s, stage);

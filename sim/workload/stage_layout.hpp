@@ -25,10 +25,6 @@ struct StageParameters {
 StageParameters chunk_parameters_per_rank(const Scenario& s, int chunk);
 StageParameters stage_parameters_per_rank(const Scenario& s, int stage);  // sum over its chunks
 
-// The ranks over which PyTorch's FSDP1 splits each unit's flat parameter: dp x cp where it runs
-// (framework pytorch or torch_compile, zero_stage 2 or 3, fsdp_version 1), else 1.
-int flat_parameter_shards(const Scenario& s);
-
 // The tensors the optimizer of one GPU of `stage` steps over, scaled to sum to `parameters` (how
 // tensor and data parallelism shard them is left to that sum): the model's tensors on that stage
 // (its layers', the embedding on the first chunk, the final norm and a separate LM head on the

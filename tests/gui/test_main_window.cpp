@@ -145,7 +145,9 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.scenarioPanel()->errorText(), QString());
     QVERIFY(w.scenarioPanel()->lastCheck().scenario->training.recompute_reentrant);
     QVERIFY(w.scenarioPanel()->editField("training.framework", "megatron"));
-    QVERIFY(w.scenarioPanel()->fieldError("training.recompute_reentrant").contains("unless training.framework is pytorch"));
+    QVERIFY(w.scenarioPanel()
+                ->fieldError("training.recompute_reentrant")
+                .contains("unless training.framework is pytorch"));
   }
 
   void summaryFollowsTheTokenCountAndPrice() {
