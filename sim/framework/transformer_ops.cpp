@@ -179,11 +179,11 @@ double sum_flops(const std::vector<Operator>& ops) {
 namespace {
 // A recomputed layer's FLOPs, counted on Megatron's kernels (`whole`, the same matmuls in every
 // framework) less what the scenario's own framework leaves out of its rerun when it stops early.
-double rerun_flops(const RankShape& whole, const RankShape& own, Recompute mode) {
-  double flops = sum_flops(layer_recompute_ops(whole, mode));
-  if (mode == Recompute::full && own.recompute_stops_early)
-    flops -= sum_flops(layer_forward_ops(own)) - sum_flops(layer_recompute_ops(own, mode));
-  return flops;
+double rerun_flops(const RankShape& whole, RankShape own, Recompute mode) {
+  const double stopped = sum_flops(layer_recompute_ops(own, mode));
+  own.recompute_stops_early = false;
+  const double left_out = sum_flops(layer_recompute_ops(own, mode)) - stopped;
+  return sum_flops(layer_recompute_ops(whole, mode)) - left_out;
 }
 
 double iteration_flops(const Scenario& s, bool with_recompute) {
