@@ -537,6 +537,26 @@ TEST(FusedAttention, ShortSequencesRunAtTheTracedEncoderRates) {
   EXPECT_NEAR(shares(300).second, (1 - t) * 0.116 + t * 0.792 * 0.187, 1e-9);
 }
 
+// A head dim a kernel pads takes the padded dim's time: FlashAttention-2 runs 112 (and 100) on its
+// kernel for 128, 80 on the one for 96; the Triton port (flash1) runs 80 and 96 at 128; cuDNN
+// runs 112 as it is. Per FLOP the padded kernels reach d / padded of the padded dim's rate.
+TEST(FusedAttention, PaddedHeadDimsTakeThePaddedDimsTime) {
+  const DeviceSpec& h100 = *find_device("h100-sxm");
+  const auto rate = [&](AttentionKernel k, double head_dim) {
+    return fused_attention_efficiency(k, AttentionPass::forward, true, 4096, head_dim, h100);
+  };
+  for (AttentionKernel k : {AttentionKernel::flash2, AttentionKernel::flash1}) {
+    EXPECT_NEAR(rate(k, 112), rate(k, 128) * 112 / 128, 1e-12);
+    EXPECT_NEAR(rate(k, 100), rate(k, 128) * 100 / 128, 1e-12);
+  }
+  EXPECT_NEAR(rate(AttentionKernel::flash2, 80), rate(AttentionKernel::flash2, 96) * 80 / 96, 1e-12);
+  EXPECT_NEAR(rate(AttentionKernel::flash1, 80), rate(AttentionKernel::flash1, 128) * 80 / 128, 1e-12);
+  EXPECT_NEAR(rate(AttentionKernel::flash1, 96), rate(AttentionKernel::flash1, 128) * 96 / 128, 1e-12);
+  // cuDNN: between head dims 64 and 128 linear in the head dim, 112 three quarters of the way.
+  const double at_64 = rate(AttentionKernel::cudnn, 64), at_128 = rate(AttentionKernel::cudnn, 128);
+  EXPECT_NEAR(rate(AttentionKernel::cudnn, 112), at_64 + 0.75 * (at_128 - at_64), 1e-12);
+}
+
 TEST(FusedAttention, FlashAttentionV1AtItsPublishedShareOfPeak) {
   // Dao 2023 (FlashAttention-2), abstract: v1 reaches 25-40% of the A100's peak, v2 50-73%, the
   // non-causal forward's rate. The causal forward and the backward keep the share of it that

@@ -124,6 +124,18 @@ double head_dim_factor(AttentionKernel k, AttentionPass pass, double head_dim) {
   return at_64 + t * (1 - at_64);
 }
 
+// The head dim a kernel computes: FlashAttention-2 has kernels for multiples of 32 and runs a
+// head dim on the next one up (flash-attn csrc/flash_attn/flash_api.cpp: head_size_rounded =
+// round_multiple(head_size, 32)); the Triton port of FlashAttention pads it to a power of two
+// (llm-foundry llmfoundry/models/layers/flash_attn_triton.py @ b2a43a1477, lines 622 and 665:
+// BLOCK_HEADDIM = max(triton.next_power_of_2(d), 16)), taken the same for v1; cuDNN's fused
+// attention runs the head dim as given. A padded kernel does the padded head dim's work.
+double computed_head_dim(AttentionKernel k, double head_dim) {
+  if (k == AttentionKernel::flash2) return std::ceil(head_dim / 32) * 32;
+  if (k == AttentionKernel::flash1) return std::max(16.0, std::exp2(std::ceil(std::log2(std::max(head_dim, 1.0)))));
+  return head_dim;
+}
+
 }  // namespace
 
 const char* to_string(AttentionKernel k) {
@@ -148,7 +160,8 @@ double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool ca
   // Before Hopper there is no cuDNN kernel of this class: FlashAttention-2's rates (v1: its own),
   // for the causal forward and the backward at the share of the non-causal forward's rate that
   // FlashAttention-2 keeps on H100 (the same kernels' masking and backward recomputation).
-  const double head_dim_share = head_dim_factor(k, pass, head_dim);
+  const double computed = computed_head_dim(k, head_dim);
+  const double head_dim_share = head_dim_factor(k, pass, computed) * head_dim / computed;
   if (device.sm_arch < 90) {
     const Curve& f2 = published_flash2_curve(AttentionPass::forward, false);
     const Curve& f2_pass = published_flash2_curve(pass, causal);

@@ -32,7 +32,8 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, const DeviceSpec& de
 
 // Fraction of device.bf16_flops a fused kernel (flash1, flash2, cudnn) reaches on one pass at sequence
 // length `seq_len` (keys per query) and head dimension `head_dim`, counting the FLOPs it performs
-// (causal: half the score matrix). Piecewise linear in log2(seq_len) between the measured or
+// (causal: half the score matrix; a head dim the kernel pads, at the padded dim's time).
+// Piecewise linear in log2(seq_len) between the measured or
 // published lengths 512..16k, constant beyond. On Hopper the rates are the ones measured on an
 // H100 (attention_kernel.cpp), on A100 FlashAttention-2's published ones.
 double fused_attention_efficiency(AttentionKernel k, AttentionPass pass, bool causal, double seq_len,
