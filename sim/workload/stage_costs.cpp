@@ -199,7 +199,8 @@ struct BackwardGathers {
 
 BackwardGathers fsdp_backward_gathers(const Scenario& s, const FsdpUnits& u) {
   if (s.parallelism.zero_stage < 3) return {};
-  const bool keeps_one = runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) && u.layers + u.has_root() > 1;
+  const int units = u.layers + (u.has_root() ? 1 : 0);
+  const bool keeps_one = runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) && units > 1;
   if (!keeps_one) return {u.has_root(), u.layers};
   return {false, u.has_root() ? u.layers : u.layers - 1};
 }
@@ -236,16 +237,17 @@ void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r,
     const FsdpUnits u = fsdp_units(layers, count, embedding);
     const double root_bytes = weight_gather_bytes(s, u.root, u.root, r.elem_bytes);
     const double layer_bytes = weight_gather_bytes(s, u.layer, 0, r.elem_bytes);
-    const int first = std::min(u.layers, 1), hidden = u.layers - first;  // the first layer, the others
-    add(c.forward, group, gather, u.has_root(), root_bytes, false);
+    // Calls of each kind: the root's, the first layer's, the later layers'.
+    const int root = u.has_root() ? 1 : 0, first = std::min(u.layers, 1), later = u.layers - first;
+    add(c.forward, group, gather, root, root_bytes, false);
     add(c.forward, group, gather, first, layer_bytes, false);
-    add(c.forward, group, gather, hidden, layer_bytes, prefetch);
+    add(c.forward, group, gather, later, layer_bytes, prefetch);
     const BackwardGathers again = fsdp_backward_gathers(s, u);
-    add(c.backward, group, gather, again.root, root_bytes, prefetch);
+    add(c.backward, group, gather, again.root ? 1 : 0, root_bytes, prefetch);
     add(c.backward, group, gather, again.layers, layer_bytes, prefetch);
-    add(c.backward, group, reduce, hidden, u.layer * grad_bytes, true);
+    add(c.backward, group, reduce, later, u.layer * grad_bytes, true);
     add(c.backward, group, reduce, first, u.layer * grad_bytes, false);
-    add(c.backward, group, reduce, u.has_root(), u.root * grad_bytes, false);
+    add(c.backward, group, reduce, root, u.root * grad_bytes, false);
   }
 }
 
