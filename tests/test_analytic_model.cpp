@@ -5,8 +5,6 @@
 
 #include <cmath>
 #include <map>
-#include <string>
-#include <tuple>
 
 #include "analytic_model.hpp"
 #include "memory_model.hpp"
@@ -41,10 +39,12 @@ Scenario small_gpt(int tp, int pp, int dp) {
   return s;
 }
 
-// Bytes each data-parallel collective kind carries for rank 0 over one iteration (calls x size).
+// Bytes each data-parallel collective kind carries for rank 0 over one iteration (calls x size;
+// a priced collective's bytes are carried by another: Task::priced).
 std::map<CollectiveKind, double> data_parallel_bytes(const Scenario& s) {
   std::map<CollectiveKind, double> bytes;
-  for (const Task& t : test::rank0_collectives(s, "dp")) bytes[t.collective] += t.calls * t.bytes;
+  for (const Task& t : test::rank0_collectives(s, "dp"))
+    if (!t.priced) bytes[t.collective] += t.calls * t.bytes;
   return bytes;
 }
 
@@ -103,7 +103,8 @@ TEST(ZeroVolume, FsdpStageTwoGathersEachForwardAndReducesEachBackward) {
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::all_gather), m * 2 * psi);
   EXPECT_DOUBLE_EQ(bytes.at(CollectiveKind::reduce_scatter), m * 4 * psi);
   std::map<std::pair<CollectiveKind, Phase>, int> calls;
-  for (const Task& t : test::rank0_collectives(s, "dp")) calls[{t.collective, t.phase}] += t.calls;
+  for (const Task& t : test::rank0_collectives(s, "dp"))
+    if (!t.priced) calls[{t.collective, t.phase}] += t.calls;
   EXPECT_EQ(calls.size(), 2u);
   EXPECT_EQ((calls[{CollectiveKind::all_gather, Phase::forward}]), m * 9);
   EXPECT_EQ((calls[{CollectiveKind::reduce_scatter, Phase::backward}]), m * 9);
@@ -122,69 +123,64 @@ TEST(ZeroVolume, StageThreeGathersWeightsTwicePerMicroBatch) {
 }
 
 // ZeRO-3 gathers and reduces unit by unit, as FSDP wraps the model: the 8 layers (12 h^2 weights
-// each) and the root's embedding and positions ((32000 + 1024) h), each at its own size, 9 calls
-// of each kind a pass; each of the 2 micro-batches makes them once. PyTorch's FSDP keeps the root
-// gathered from its forward to its backward: 8 backward gathers, all of layers. Each pass waits
-// for the root's and the first layer's gathers in its forward and reduce-scatters in its
-// backward, which nothing runs beside; the other 7 layers' run beside the compute.
+// each) and the root's embedding and positions ((32000 + 1024) h) are 9 calls of each kind a
+// pass, priced at their mean size (psi / 9 weights); each of the 2 micro-batches makes them once.
+// PyTorch's FSDP keeps the root gathered from its forward to its backward: 8 backward gathers.
 TEST(ZeroVolume, StageThreeGathersEachLayerAsAUnitOfItsOwn) {
   Scenario s = small_gpt(1, 1, 8);
   s.parallelism.zero_stage = 3;
-  const double layer = 12.0 * 1024 * 1024, root = (32000.0 + 1024) * 1024;
-  // calls by (kind, unit, waited for), the unit told by the bytes: bf16 gathers, fp32 reductions
+  const double unit = small_gpt_parameters() / 9;
   auto calls_of = [&] {
-    std::map<std::tuple<CollectiveKind, std::string, bool>, int> calls;
+    std::map<CollectiveKind, int> calls;
     for (const Task& t : test::rank0_collectives(s, "dp")) {
-      const double per_weight = t.collective == CollectiveKind::all_gather ? 2 : 4;
-      const std::string unit = t.bytes == per_weight * layer ? "layer" : t.bytes == per_weight * root ? "root" : "?";
-      calls[{t.collective, unit, !t.overlapped}] += t.calls;
+      if (t.priced) continue;  // the waited calls: next test
+      calls[t.collective] += t.calls;
+      EXPECT_DOUBLE_EQ(t.bytes, (t.collective == CollectiveKind::all_gather ? 2 : 4) * unit);  // bf16, fp32
     }
     return calls;
   };
-  constexpr auto gather = CollectiveKind::all_gather, reduce = CollectiveKind::reduce_scatter;
-  using Calls = std::map<std::tuple<CollectiveKind, std::string, bool>, int>;
-  // Megatron's ZeRO-3 gathers every unit again in the backward, the root beside the compute.
-  EXPECT_EQ(calls_of(), (Calls{{{gather, "root", true}, 2},
-                               {{gather, "root", false}, 2},
-                               {{gather, "layer", true}, 2},
-                               {{gather, "layer", false}, 2 * (7 + 8)},
-                               {{reduce, "root", true}, 2},
-                               {{reduce, "layer", true}, 2},
-                               {{reduce, "layer", false}, 2 * 7}}));
+  auto megatron = calls_of();
+  EXPECT_EQ(megatron[CollectiveKind::all_gather], 2 * 2 * 9);
+  EXPECT_EQ(megatron[CollectiveKind::reduce_scatter], 2 * 9);
   s.training.framework = Framework::pytorch;
-  EXPECT_EQ(calls_of(), (Calls{{{gather, "root", true}, 2},
-                               {{gather, "layer", true}, 2},
-                               {{gather, "layer", false}, 2 * (7 + 8)},
-                               {{reduce, "root", true}, 2},
-                               {{reduce, "layer", true}, 2},
-                               {{reduce, "layer", false}, 2 * 7}}));
+  auto fsdp = calls_of();
+  EXPECT_EQ(fsdp[CollectiveKind::all_gather], 2 * (9 + 8));
+  EXPECT_EQ(fsdp[CollectiveKind::reduce_scatter], 2 * 9);
 }
 
-// The gathers and reduce-scatters nothing runs beside are the iteration's exposed data-parallel
-// time: per micro-batch the root's and the first layer's all-gather and reduce-scatter, as the
-// collective model prices them over the 8 GPUs of one node (the others hide under the compute).
+// Each pass also waits for the calls nothing runs beside: the forward for the root's and the
+// first layer's all-gathers, the backward for their reduce-scatters. They are priced collectives
+// (their bytes are already in the pass's overlapped calls): 2 calls of each kind per pass at the
+// mean of the two units' sizes, (32000 + 1024) h and 12 h^2 weights, in bf16 and fp32, and the
+// iteration's exposed dp time is their estimated time over the 8 GPUs of one node, for each of
+// the 2 micro-batches: the other calls hide under the compute.
 TEST(ZeroVolume, StageThreeWaitsForTheFirstUnitsGathersAndTheLastUnitsReductions) {
   Scenario s = small_gpt(1, 1, 8);
   s.parallelism.zero_stage = 3;
   s.training.framework = Framework::pytorch;
-  const double layer = 12.0 * 1024 * 1024, root = (32000.0 + 1024) * 1024;
-  const auto& node = s.cluster.topology.node;
+  const double waited_weights = ((32000.0 + 1024) * 1024 + 12.0 * 1024 * 1024) / 2;
+  std::map<CollectiveKind, int> calls;
+  for (const Task& t : test::rank0_collectives(s, "dp"))
+    if (t.priced) {
+      EXPECT_FALSE(t.overlapped);
+      EXPECT_DOUBLE_EQ(t.bytes, (t.collective == CollectiveKind::all_gather ? 2 : 4) * waited_weights);
+      calls[t.collective] += t.calls;
+    }
+  EXPECT_EQ(calls, (std::map<CollectiveKind, int>{{CollectiveKind::all_gather, 2 * 2},
+                                                  {CollectiveKind::reduce_scatter, 2 * 2}}));
   const auto time_s = [&](CollectiveKind kind, double bytes) {
-    return choose_collective(kind, {8, 1, 8}, bytes, node).time_s;
+    return choose_collective(kind, {8, 1, 8}, bytes, s.cluster.topology.node).time_s;
   };
-  const double per_micro_batch = time_s(CollectiveKind::all_gather, 2 * root) +
-                                 time_s(CollectiveKind::all_gather, 2 * layer) +
-                                 time_s(CollectiveKind::reduce_scatter, 4 * root) +
-                                 time_s(CollectiveKind::reduce_scatter, 4 * layer);
+  const double per_micro_batch = 2 * time_s(CollectiveKind::all_gather, 2 * waited_weights) +
+                                 2 * time_s(CollectiveKind::reduce_scatter, 4 * waited_weights);
   const RankTimes r = simulate(s).engine.ranks[0];
-  EXPECT_NEAR(r.communication_by_kind.at("dp").exposed_s, 2 * per_micro_batch, 0.01 * per_micro_batch);
+  EXPECT_NEAR(r.communication_by_kind.at("dp").exposed_s, 2 * per_micro_batch, 1e-9);
 }
 
-// FSDP prefetch issues the all-gathers beside the compute, all but the root's and the first
-// layer's in the forward (2 x 7 forward and 2 x 9 backward calls: Megatron's ZeRO-3 gathers the
-// root again); without it every pass waits for its gathers, so the simulated iteration grows by
-// their time: per micro-batch at least one forward and one backward gather of 2 psi bytes over 8
-// GPUs, which the engine charges as exposed dp time.
+// FSDP prefetch issues the all-gathers beside the compute (the root's and first layer's waited
+// for as priced calls); without it every pass waits for its
+// gathers, so the simulated iteration grows by their time: per micro-batch one forward and one
+// backward gather of 2 psi bytes over 8 GPUs, which the engine charges as exposed dp time.
 TEST(ZeroVolume, WithoutPrefetchEveryGatherIsWaitedFor) {
   Scenario s = small_gpt(1, 1, 8);
   s.parallelism.zero_stage = 3;
@@ -192,12 +188,14 @@ TEST(ZeroVolume, WithoutPrefetchEveryGatherIsWaitedFor) {
   for (bool prefetch : {true, false}) {
     s.parallelism.fsdp_prefetch = prefetch;
     const Workload w = build_workload(s, compute);
-    int overlapped = 0, waited = 0;
-    for (const Task& t : w.ranks[0].tasks)
-      if (t.kind == TaskKind::collective && t.collective == CollectiveKind::all_gather)
-        (t.overlapped ? overlapped : waited) += t.calls;
-    EXPECT_EQ(overlapped, prefetch ? 2 * (7 + 9) : 0);
-    EXPECT_EQ(waited, prefetch ? 2 * 2 : 2 * (9 + 9));
+    int priced_gathers = 0;
+    for (const Task& t : w.ranks[0].tasks) {
+      if (t.kind == TaskKind::collective && t.collective == CollectiveKind::all_gather) {
+        if (t.priced) priced_gathers += t.calls;  // prefetching, the waited root and first layer
+        else EXPECT_EQ(t.overlapped, prefetch);
+      }
+    }
+    EXPECT_EQ(priced_gathers, prefetch ? 2 * 2 : 0);  // without prefetch the gathers are all waited for
   }
   s.parallelism.fsdp_prefetch = false;
   const double psi = small_gpt_parameters();
@@ -222,8 +220,8 @@ TEST(ZeroVolume, BucketsSplitTheGradientsWithoutChangingTheirSum) {
 // parameters in bf16 with an fp32 reduce, every copy one streaming kernel at 0.93 of the H100's
 // 3.35 TB/s plus its start-up. FSDP1: backward, the gradients cast to fp32 (2 + 4 B) and
 // pre-divided in place (4 + 4 B). FSDP2: each all-gather's output copied into the parameters
-// (2 + 2 B; forward, and backward under ZeRO-3 for the 8 layers resharded after the forward, 12 h^2
-// weights each: the root stays gathered) and the gradients into the fp32 reduce-scatter input (2 + 4 B).
+// (2 + 2 B; forward, and backward under ZeRO-3 for the 8 of the 9 units resharded after the
+// forward: the root stays gathered) and the gradients into the fp32 reduce-scatter input (2 + 4 B).
 // Against ZeRO-1 with the same kernels otherwise; Megatron copies nothing.
 TEST(ZeroVolume, FsdpCopiesTheGatheredWeightsAndTheGradientsEachPass) {
   Scenario s = small_gpt(1, 1, 8);
@@ -247,7 +245,7 @@ TEST(ZeroVolume, FsdpCopiesTheGatheredWeightsAndTheGradientsEachPass) {
   s.parallelism.fsdp_version = 2;
   auto [fsdp2_forward_s, fsdp2_backward_s] = memory_bound_s(s);
   EXPECT_NEAR(fsdp2_forward_s - forward_s, copy_s(4 * psi), 1e-9);
-  EXPECT_NEAR(fsdp2_backward_s - backward_s, copy_s(4 * 8 * 12.0 * 1024 * 1024) + copy_s(6 * psi), 1e-9);
+  EXPECT_NEAR(fsdp2_backward_s - backward_s, copy_s(4 * psi * 8 / 9) + copy_s(6 * psi), 1e-9);
   s.parallelism.zero_stage = 2;  // FSDP2 without resharding after the forward: no backward gather
   EXPECT_NEAR(memory_bound_s(s).second - backward_s, copy_s(6 * psi), 1e-9);
   s.training.framework = Framework::megatron;

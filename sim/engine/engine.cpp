@@ -77,6 +77,19 @@ class CollectivePlans {
     return mine == it->second.end() ? kNothing : mine->second;
   }
 
+  // A priced collective's time per call (Task::priced): the chosen algorithm's estimate.
+  double estimate_s(const Task& task) {
+    const auto key = std::make_tuple(task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes);
+    auto it = estimates_.find(key);
+    if (it != estimates_.end()) return it->second;
+    const std::vector<int>& ranks = workload_.groups[task.group].ranks;
+    const double time_s = ranks.size() < 2 ? 0.0
+                                           : choose_collective(task.collective, group_shape(ranks, platform_.gpus_per_node),
+                                                               task.bytes, node_, task.algorithm, task.protocol)
+                                                 .time_s;
+    return estimates_.emplace(key, time_s).first->second;
+  }
+
  private:
   std::map<int, RankCollective> plan(const Task& task) const {
     const std::vector<int>& ranks = workload_.groups[task.group].ranks;
@@ -103,6 +116,7 @@ class CollectivePlans {
   const Platform& platform_;
   const NodeSpec& node_;
   std::map<std::tuple<int, int, int, int, double>, std::map<int, RankCollective>> plans_;
+  std::map<std::tuple<int, int, int, int, double>, double> estimates_;
 };
 
 // A pull request carries no weights: the size of a small RPC.
@@ -307,6 +321,7 @@ class RankActor {
   // phase latency includes, so it is taken off each flow's finish time.
   void run_collective(const Task& task, SpanKind span) {
     if (task.host_staged) return run_host_staged(task, span);
+    if (task.priced) return run_priced(task, span);
     const RankCollective& mine = s_.collectives.for_rank(task, rank_);
     if (mine.phases.empty()) return wait_for_group(task);
     const double start = sg4::Engine::get_clock();
@@ -356,6 +371,22 @@ class RankActor {
   void end_collective(const Task& task, SpanKind span, double start, const std::vector<int>& clones) {
     wait_for_group(task);
     for (int clone : clones) s_.proxies.at({clone, lane_of(span)}).done->acquire();
+    account_collective(task, span, start);
+  }
+
+  // A priced collective (Task::priced): the rank waits its estimated time; no flows, no meeting
+  // with the group (the pass's overlapped collective carries its bytes and meets the group).
+  void run_priced(const Task& task, SpanKind span) {
+    const double start = sg4::Engine::get_clock();
+    const double time_s = task.calls * s_.collectives.estimate_s(task);
+    if (time_s > 0) {
+      sg4::this_actor::sleep_for(time_s);
+      count_activities(1);
+    }
+    account_collective(task, span, start);
+  }
+
+  void account_collective(const Task& task, SpanKind span, double start) {
     const double end = sg4::Engine::get_clock();
     CommunicationTimes& kind = communication_of(task);
     kind.total_s += end - start;

@@ -38,14 +38,15 @@ void add(StagePass& pass, const std::vector<Operator>& ops, const ComputeModel& 
 }
 
 // Same-sized collectives of one kind on one group merge into one task with more calls.
-void add(StagePass& pass, GroupRole group, CollectiveKind kind, int calls, double bytes, bool overlapped) {
+void add(StagePass& pass, GroupRole group, CollectiveKind kind, int calls, double bytes, bool overlapped,
+         bool priced = false) {
   if (calls <= 0 || bytes <= 0) return;
   for (PassCollective& c : pass.collectives)
-    if (c.group == group && c.kind == kind && c.bytes == bytes && c.overlapped == overlapped) {
+    if (c.group == group && c.kind == kind && c.bytes == bytes && c.overlapped == overlapped && c.priced == priced) {
       c.calls += calls;
       return;
     }
-  pass.collectives.push_back({group, kind, calls, bytes, overlapped});
+  pass.collectives.push_back({group, kind, calls, bytes, overlapped, false, priced});
 }
 
 // One all-gather of `params` weights, `embedding` of them the embedding and LM head: in the
@@ -164,16 +165,8 @@ void add_expert_parallel(ChunkPasses& c, const Scenario& s, const RankShape& r, 
 // ZeRO-3 / FSDP units of one parameter group of a chunk: each transformer layer is a unit of its
 // own, and the embedding and LM head are the root's, as TorchTitan (fully_shard on each block,
 // then on the model) and llm-foundry (FSDP1 wrapping each MPTBlock) shard them.
-struct FsdpUnits {
-  double root = 0;   // the root's parameters (0: the chunk holds no embedding or LM head)
-  double layer = 0;  // each layer's
-  int layers = 0;
-  bool has_root() const { return root > 0; }
-};
-
-FsdpUnits fsdp_units(int layers, double parameters, double embedding) {
-  if (layers <= 0) return {.root = parameters, .layer = 0, .layers = 0};
-  return {.root = embedding, .layer = (parameters - embedding) / layers, .layers = layers};
+int fsdp_units(int layers, double embedding_parameters) {
+  return std::max(1, layers) + (embedding_parameters > 0 ? 1 : 0);
 }
 
 // Whether the weights are gathered and the gradients reduce-scattered unit by unit in every
@@ -191,37 +184,27 @@ bool shards_by_unit(const Scenario& s) {
 // forward (_runtime_utils.py, _post_forward_reshard: "Do not free the root's parameters in the
 // post-forward for FULL_SHARD"), FSDP2 likewise (_fsdp_state.py, _lazy_init: "For the root, do
 // not reshard after forward"), and TorchTitan does not reshard its last block either (counted as
-// the one unit: a layer where the chunk has no root). A chunk of one unit gathers it again.
-struct BackwardGathers {
-  bool root = false;
-  int layers = 0;
-};
-
-BackwardGathers fsdp_backward_gathers(const Scenario& s, const FsdpUnits& u) {
-  if (s.parallelism.zero_stage < 3) return {};
-  const int units = u.layers + (u.has_root() ? 1 : 0);
-  const bool keeps_one = runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) && units > 1;
-  if (!keeps_one) return {u.has_root(), u.layers};
-  return {false, u.has_root() ? u.layers : u.layers - 1};
+// the one unit).
+int fsdp_backward_gathers(const Scenario& s, int units) {
+  if (s.parallelism.zero_stage < 3) return 0;
+  return runs_pytorch_fsdp(s.training, s.parallelism.zero_stage) && units > 1 ? units - 1 : units;
 }
 
-// The bytes the backward gathers again.
-double backward_gather_bytes(const Scenario& s, const FsdpUnits& u, double elem_bytes) {
-  const BackwardGathers b = fsdp_backward_gathers(s, u);
-  return (b.root ? weight_gather_bytes(s, u.root, u.root, elem_bytes) : 0) +
-         b.layers * weight_gather_bytes(s, u.layer, 0, elem_bytes);
-}
-
-// ZeRO-3 / FSDP: every pass gathers the chunk's weights and the backward reduce-scatters its
-// gradients, one all-gather and one reduce-scatter per unit at the unit's own size, so each call
-// pays the collective's latency. They run beside the compute (the gathers prefetched unless
-// fsdp_prefetch is off: then each pass waits for them), except the calls nothing can hide: the
-// forward's first compute needs the root's and the first layer's weights, with only the
-// embedding lookup between their gathers; the backward ends on the first layer's and the root's
-// reduce-scatters, with only the embedding's gradient between them, and waits for them before
-// the optimizer or the next micro-batch (FSDP1 _runtime_utils.py _post_backward_final_callback:
-// wait_stream(_post_backward_stream); FSDP2 _fsdp_param_group.py finalize_backward:
-// wait_event(_post_reduce_event)).
+// ZeRO-3 / FSDP: every pass gathers the chunk's weights (prefetched beside the compute unless
+// fsdp_prefetch is off: then each pass waits for its gathers); the backward also reduce-scatters
+// its gradients, beside the compute. One all-gather and one reduce-scatter per unit, so each
+// unit's call pays the collective's latency. The units are priced as calls of their mean size,
+// one task per kind: the bytes and the calls are the units' own.
+//
+// Each pass also waits for the calls nothing can run beside: its forward's first compute needs
+// the root's and the first layer's weights, with only the embedding lookup between their
+// gathers; its backward ends on the first layer's and the root's reduce-scatters, with only the
+// embedding's gradient between them, and waits for them before the optimizer or the next
+// micro-batch (FSDP1 _runtime_utils.py _post_backward_final_callback: wait_stream(
+// _post_backward_stream); FSDP2 _fsdp_param_group.py finalize_backward: wait_event(
+// _post_reduce_event)). Those two calls of each kind, at the two units' own sizes, are waited
+// for as priced collectives (Task::priced): their bytes are in the pass's overlapped task, whose
+// calls then run beside the wait and the compute.
 void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (!shards_by_unit(s)) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
@@ -232,22 +215,22 @@ void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r,
     double count, embedding;  // parameters, and of them the embedding's and LM head's
   } parts[] = {{GroupRole::dp, params.dense, params.embedding}, {GroupRole::expert_dp, params.expert, 0}};
   const bool prefetch = s.parallelism.fsdp_prefetch;
-  constexpr auto gather = CollectiveKind::all_gather, reduce = CollectiveKind::reduce_scatter;
   for (const auto& [group, count, embedding] : parts) {
-    const FsdpUnits u = fsdp_units(layers, count, embedding);
-    const double root_bytes = weight_gather_bytes(s, u.root, u.root, r.elem_bytes);
-    const double layer_bytes = weight_gather_bytes(s, u.layer, 0, r.elem_bytes);
-    // Calls of each kind: the root's, the first layer's, the later layers'.
-    const int root = u.has_root() ? 1 : 0, first = std::min(u.layers, 1), later = u.layers - first;
-    add(c.forward, group, gather, root, root_bytes, false);
-    add(c.forward, group, gather, first, layer_bytes, false);
-    add(c.forward, group, gather, later, layer_bytes, prefetch);
-    const BackwardGathers again = fsdp_backward_gathers(s, u);
-    add(c.backward, group, gather, again.root ? 1 : 0, root_bytes, prefetch);
-    add(c.backward, group, gather, again.layers, layer_bytes, prefetch);
-    add(c.backward, group, reduce, later, u.layer * grad_bytes, true);
-    add(c.backward, group, reduce, first, u.layer * grad_bytes, false);
-    add(c.backward, group, reduce, root, u.root * grad_bytes, false);
+    const int units = fsdp_units(layers, embedding);
+    const double gathered = weight_gather_bytes(s, count / units, embedding / units, r.elem_bytes);
+    add(c.forward, group, CollectiveKind::all_gather, units, gathered, prefetch);
+    add(c.backward, group, CollectiveKind::all_gather, fsdp_backward_gathers(s, units), gathered, prefetch);
+    add(c.backward, group, CollectiveKind::reduce_scatter, units, count / units * grad_bytes, true);
+    // The waited calls, priced at the mean of the two units' sizes: the root's (where the chunk
+    // holds the embedding) and the first layer's.
+    const int root = embedding > 0 ? 1 : 0, first = layers > 0 ? 1 : 0, waited = root + first;
+    if (waited == 0) continue;
+    const double layer = layers > 0 ? (count - embedding) / layers : 0;
+    const double waited_gathered = (weight_gather_bytes(s, root * embedding, root * embedding, r.elem_bytes) +
+                                    weight_gather_bytes(s, first * layer, 0, r.elem_bytes)) / waited;
+    if (prefetch) add(c.forward, group, CollectiveKind::all_gather, waited, waited_gathered, false, true);
+    add(c.backward, group, CollectiveKind::reduce_scatter, waited, (root * embedding + first * layer) / waited * grad_bytes,
+        false, true);
   }
 }
 
@@ -275,9 +258,10 @@ void add_fsdp_copies(ChunkPasses& c, const Scenario& s, const RankShape& r, int 
                  expert = weight_gather_bytes(s, params.expert, 0, w);
     add(c.forward, {memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * (dense + expert))}, compute,
         host_s, 1);
-    const int layers = layers_in_chunk(s, chunk);
-    const double again = backward_gather_bytes(s, fsdp_units(layers, params.dense, params.embedding), w) +
-                         backward_gather_bytes(s, fsdp_units(layers, params.expert, 0), w);
+    const int layers = layers_in_chunk(s, chunk), dense_units = fsdp_units(layers, params.embedding),
+              expert_units = fsdp_units(layers, 0);
+    const double again = dense * fsdp_backward_gathers(s, dense_units) / dense_units +
+                         expert * fsdp_backward_gathers(s, expert_units) / expert_units;
     if (again > 0) backward.push_back(memory_op("fsdp_all_gather_copy_out", MemoryAccess::streaming, 2 * again));
     backward.push_back(memory_op("fsdp_reduce_scatter_copy_in", MemoryAccess::streaming, p * (w + reduce)));
   }

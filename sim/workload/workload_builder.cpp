@@ -113,7 +113,7 @@ class ProgramBuilder {
     if (group < 0 || c.bytes <= 0 || c.calls <= 0) return;
     prog_.tasks.push_back({.kind = TaskKind::collective, .phase = phase, .micro_batch = micro_batch, .group = group,
                            .collective = c.kind, .calls = c.calls, .bytes = c.bytes, .overlapped = c.overlapped,
-                           .host_staged = c.host_staged});
+                           .host_staged = c.host_staged, .priced = c.priced});
     if (c.overlapped) ++overlapped_issued_;
   }
 

@@ -32,6 +32,7 @@ struct PassCollective {
   double bytes = 0;         // per call (nccl-tests' size: the whole buffer)
   bool overlapped = false;  // issued before the pass's compute and waited for after it
   bool host_staged = false;  // Task::host_staged
+  bool priced = false;       // Task::priced
 };
 
 // Cost of one micro-batch pass through one model chunk on one GPU.
