@@ -69,7 +69,7 @@ class CollectivePlans {
   CollectivePlans(const Workload& w, const Platform& p, const NodeSpec& node) : workload_(w), platform_(p), node_(node) {}
 
   const RankCollective& for_rank(const Task& task, int rank) {
-    const auto key = std::make_tuple(task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes);
+    const Key key = key_of(task);
     auto it = plans_.find(key);
     if (it == plans_.end()) it = plans_.emplace(key, plan(task)).first;
     static const RankCollective kNothing;
@@ -79,18 +79,24 @@ class CollectivePlans {
 
   // A priced collective's time per call (Task::priced): the chosen algorithm's estimate.
   double estimate_s(const Task& task) {
-    const auto key = std::make_tuple(task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes);
+    const Key key = key_of(task);
     auto it = estimates_.find(key);
     if (it != estimates_.end()) return it->second;
     const std::vector<int>& ranks = workload_.groups[task.group].ranks;
-    const double time_s = ranks.size() < 2 ? 0.0
-                                           : choose_collective(task.collective, group_shape(ranks, platform_.gpus_per_node),
-                                                               task.bytes, node_, task.algorithm, task.protocol)
-                                                 .time_s;
+    double time_s = 0;
+    if (ranks.size() >= 2) {
+      const GroupShape shape = group_shape(ranks, platform_.gpus_per_node);
+      time_s = choose_collective(task.collective, shape, task.bytes, node_, task.algorithm, task.protocol).time_s;
+    }
     return estimates_.emplace(key, time_s).first->second;
   }
 
  private:
+  using Key = std::tuple<int, int, int, int, double>;  // group, kind, algorithm, protocol, bytes
+  static Key key_of(const Task& task) {
+    return {task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes};
+  }
+
   std::map<int, RankCollective> plan(const Task& task) const {
     const std::vector<int>& ranks = workload_.groups[task.group].ranks;
     std::map<int, RankCollective> per_rank;
@@ -115,8 +121,8 @@ class CollectivePlans {
   const Workload& workload_;
   const Platform& platform_;
   const NodeSpec& node_;
-  std::map<std::tuple<int, int, int, int, double>, std::map<int, RankCollective>> plans_;
-  std::map<std::tuple<int, int, int, int, double>, double> estimates_;
+  std::map<Key, std::map<int, RankCollective>> plans_;
+  std::map<Key, double> estimates_;
 };
 
 // A pull request carries no weights: the size of a small RPC.

@@ -202,9 +202,9 @@ int fsdp_backward_gathers(const Scenario& s, int units) {
 // embedding's gradient between them, and waits for them before the optimizer or the next
 // micro-batch (FSDP1 _runtime_utils.py _post_backward_final_callback: wait_stream(
 // _post_backward_stream); FSDP2 _fsdp_param_group.py finalize_backward: wait_event(
-// _post_reduce_event)). Those two calls of each kind, at the two units' own sizes, are waited
-// for as priced collectives (Task::priced): their bytes are in the pass's overlapped task, whose
-// calls then run beside the wait and the compute.
+// _post_reduce_event)). Those two calls of each kind, at the mean of the two units' sizes, are
+// waited for as priced collectives (Task::priced): their bytes are in the pass's overlapped task,
+// whose calls then run beside the wait and the compute.
 void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r, int chunk) {
   if (!shards_by_unit(s)) return;
   const StageParameters params = chunk_parameters_per_rank(s, chunk);
@@ -221,16 +221,15 @@ void add_fsdp_collectives(ChunkPasses& c, const Scenario& s, const RankShape& r,
     add(c.forward, group, CollectiveKind::all_gather, units, gathered, prefetch);
     add(c.backward, group, CollectiveKind::all_gather, fsdp_backward_gathers(s, units), gathered, prefetch);
     add(c.backward, group, CollectiveKind::reduce_scatter, units, count / units * grad_bytes, true);
-    // The waited calls, priced at the mean of the two units' sizes: the root's (where the chunk
-    // holds the embedding) and the first layer's.
+    // The waited calls: the root's (where the chunk holds the embedding) and the first layer's.
     const int root = embedding > 0 ? 1 : 0, first = layers > 0 ? 1 : 0, waited = root + first;
     if (waited == 0) continue;
     const double layer = layers > 0 ? (count - embedding) / layers : 0;
+    const double waited_params = (root * embedding + first * layer) / waited;  // mean per call
     const double waited_gathered = (weight_gather_bytes(s, root * embedding, root * embedding, r.elem_bytes) +
                                     weight_gather_bytes(s, first * layer, 0, r.elem_bytes)) / waited;
     if (prefetch) add(c.forward, group, CollectiveKind::all_gather, waited, waited_gathered, false, true);
-    add(c.backward, group, CollectiveKind::reduce_scatter, waited, (root * embedding + first * layer) / waited * grad_bytes,
-        false, true);
+    add(c.backward, group, CollectiveKind::reduce_scatter, waited, waited_params * grad_bytes, false, true);
   }
 }
 
