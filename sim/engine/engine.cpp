@@ -150,6 +150,7 @@ struct SharedState {
   };
   bool record_waits = false;
   std::vector<std::map<int, Arrivals>> arrivals_by_group;  // [group][k-th collective of the group]
+  std::vector<std::map<int, Arrivals>> priced_arrivals_by_group;  // the same for its priced ones
   std::vector<double> waited_on_s;                         // per rank: others' waiting charged to it
 
   // Rank folding: whether `rank` repeats another rank's program (and has no program of its own).
@@ -207,14 +208,34 @@ struct SharedState {
   }
   std::map<std::pair<int, int>, sg4::BarrierPtr> collective_ends = {};
 
-  void arrive(int group, int sequence, int rank, double now_s) {
-    const int size = int(workload.groups[size_t(group)].ranks.size());
-    Arrivals& a = arrivals_by_group[size_t(group)][sequence];
+  // Where a priced collective (Task::priced) meets its group: the members that run their own
+  // programs. A folded member repeats its representative's times, so it needs no stand-in there.
+  struct PricedMeeting {
+    sg4::BarrierPtr barrier;
+    int members = 0;
+  };
+  const PricedMeeting& priced_meeting(int group) {
+    auto [it, fresh] = priced_meetings.try_emplace(group);
+    if (fresh) {
+      const std::vector<int>& members = workload.groups[size_t(group)].ranks;
+      it->second.members = int(std::count_if(members.begin(), members.end(), [&](int m) { return !folded(m); }));
+      if (it->second.members > 1) it->second.barrier = sg4::Barrier::create(unsigned(it->second.members));
+    }
+    return it->second;
+  }
+  std::map<int, PricedMeeting> priced_meetings = {};
+
+  // The k-th blocking collective of a group (its priced ones counted apart, among the members
+  // that meet there) reached by one more member.
+  void arrive(int group, int sequence, int rank, double now_s, bool priced = false) {
+    const int size = priced ? priced_meeting(group).members : int(workload.groups[size_t(group)].ranks.size());
+    std::map<int, Arrivals>& of_group = (priced ? priced_arrivals_by_group : arrivals_by_group)[size_t(group)];
+    Arrivals& a = of_group[sequence];
     if (a.latest_rank < 0 || now_s > a.latest_s) a.latest_s = now_s, a.latest_rank = rank;
     a.sum_s += now_s;
     if (++a.count < size) return;
     waited_on_s[size_t(a.latest_rank)] += size * a.latest_s - a.sum_s;
-    arrivals_by_group[size_t(group)].erase(sequence);
+    of_group.erase(sequence);
   }
 };
 
@@ -380,10 +401,14 @@ class RankActor {
     account_collective(task, span, start);
   }
 
-  // A priced collective (Task::priced): the rank waits its estimated time; no flows, no meeting
-  // with the group (the pass's overlapped collective carries its bytes and meets the group).
+  // A priced collective (Task::priced): once the group's members have come, as for any
+  // collective, the rank waits its estimated time; no flows (the pass's overlapped collective
+  // carries its bytes) and no stand-ins for folded members (SharedState::priced_meeting).
   void run_priced(const Task& task, SpanKind span) {
     const double start = sg4::Engine::get_clock();
+    if (s_.record_waits && span == SpanKind::collective)
+      s_.arrive(task.group, priced_sequence_[task.group]++, rank_, start, true);
+    if (const sg4::BarrierPtr& meeting = s_.priced_meeting(task.group).barrier) meeting->wait();
     const double time_s = task.calls * s_.collectives.estimate_s(task);
     if (time_s > 0) {
       sg4::this_actor::sleep_for(time_s);
@@ -684,6 +709,7 @@ class RankActor {
   std::map<std::tuple<int, int, int>, sg4::Mailbox*> flows_;
   std::map<std::pair<int, int>, double> route_latency_;
   std::map<int, int> sequence_;  // blocking collectives entered so far, per group
+  std::map<int, int> priced_sequence_;  // the same for priced ones
   sg4::ActorPtr stream_actor_;
   sg4::SemaphorePtr stream_queued_, stream_done_;
   std::deque<const Task*> stream_queue_;  // nullptr tells the stream to stop
@@ -750,6 +776,7 @@ EngineResult run_engine(sg4::Engine& engine, const Platform& platform, const Nod
   if (options.record_waits) {
     state.record_waits = true;
     state.arrivals_by_group.resize(workload.groups.size());
+    state.priced_arrivals_by_group.resize(workload.groups.size());
     state.waited_on_s.assign(size_t(n), 0.0);
   }
   std::optional<ParameterServerRuntime> servers;

@@ -51,9 +51,9 @@ struct Task {
   // An all-reduce by MPI on the node CPUs (Horovod without NCCL; host_staged_allreduce.hpp)
   // instead of NCCL's on the GPUs: Workload::cpu_memory_Bps gives the CPUs' speed.
   bool host_staged = false;
-  // A blocking collective whose time is its algorithm's estimate, no flows simulated: calls the
-  // rank waits for while nothing runs beside them, whose bytes an overlapped collective of the
-  // same pass already carries (the FSDP units a pass cannot hide; stage_costs.cpp).
+  // A blocking collective whose time is its algorithm's estimate once the group has met, no flows
+  // simulated: calls the rank waits for while nothing runs beside them, whose bytes an overlapped
+  // collective of the same pass already carries (the FSDP units a pass cannot hide; stage_costs.cpp).
   bool priced = false;
 
   // wait_overlapped: how many of the rank's overlapped collectives, counted from the start of
