@@ -82,12 +82,7 @@ class CollectivePlans {
     const Key key = key_of(task);
     auto it = estimates_.find(key);
     if (it != estimates_.end()) return it->second;
-    const std::vector<int>& ranks = workload_.groups[task.group].ranks;
-    double time_s = 0;
-    if (ranks.size() >= 2) {
-      const GroupShape shape = group_shape(ranks, platform_.gpus_per_node);
-      time_s = choose_collective(task.collective, shape, task.bytes, node_, task.algorithm, task.protocol).time_s;
-    }
+    const double time_s = workload_.groups[task.group].ranks.size() < 2 ? 0.0 : chosen(task).time_s;
     return estimates_.emplace(key, time_s).first->second;
   }
 
@@ -97,14 +92,18 @@ class CollectivePlans {
     return {task.group, int(task.collective), int(task.algorithm), int(task.protocol), task.bytes};
   }
 
+  // The algorithm and protocol NCCL would take for the task's group and size, and their estimate.
+  CollectiveEstimate chosen(const Task& task) const {
+    const GroupShape shape = group_shape(workload_.groups[task.group].ranks, platform_.gpus_per_node);
+    return choose_collective(task.collective, shape, task.bytes, node_, task.algorithm, task.protocol);
+  }
+
   std::map<int, RankCollective> plan(const Task& task) const {
     const std::vector<int>& ranks = workload_.groups[task.group].ranks;
     std::map<int, RankCollective> per_rank;
     if (ranks.size() < 2) return per_rank;
-    const GroupShape shape = group_shape(ranks, platform_.gpus_per_node);
-    const CollectiveEstimate chosen =
-        choose_collective(task.collective, shape, task.bytes, node_, task.algorithm, task.protocol);
-    const CollectivePlan plan = plan_collective(task.collective, chosen, ranks, platform_.gpus_per_node, node_, task.bytes);
+    const CollectivePlan plan =
+        plan_collective(task.collective, chosen(task), ranks, platform_.gpus_per_node, node_, task.bytes);
     for (size_t p = 0; p < plan.phases.size(); ++p) {
       for (int r : ranks) {
         per_rank[r].phases.resize(plan.phases.size());
@@ -382,8 +381,16 @@ class RankActor {
   const std::vector<int>& begin_collective(const Task& task, SpanKind span, double start) {
     const std::vector<int>& clones = s_.clones_in(rank_, task.group);
     for (int clone : clones) hand_to_proxy(clone, lane_of(span), task);
-    if (s_.record_waits && span == SpanKind::collective) s_.arrive(task.group, sequence_[task.group]++, rank_, start);
+    arrive(task, span, start);
     return clones;
+  }
+
+  // Notes this rank's arrival at a blocking collective, for the waits charged to the last comer
+  // (its priced ones numbered apart: folded members never reach those).
+  void arrive(const Task& task, SpanKind span, double start) {
+    if (!s_.record_waits || span != SpanKind::collective) return;
+    int& sequence = (task.priced ? priced_sequence_ : sequence_)[task.group];
+    s_.arrive(task.group, sequence++, rank_, start, task.priced);
   }
 
   // An all-to-all's flows already tie each rank to every other (it receives from each), and in
@@ -406,8 +413,7 @@ class RankActor {
   // carries its bytes) and no stand-ins for folded members (SharedState::priced_meeting).
   void run_priced(const Task& task, SpanKind span) {
     const double start = sg4::Engine::get_clock();
-    if (s_.record_waits && span == SpanKind::collective)
-      s_.arrive(task.group, priced_sequence_[task.group]++, rank_, start, true);
+    arrive(task, span, start);
     if (const sg4::BarrierPtr& meeting = s_.priced_meeting(task.group).barrier) meeting->wait();
     const double time_s = task.calls * s_.collectives.estimate_s(task);
     if (time_s > 0) {
